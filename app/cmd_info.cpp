@@ -1,0 +1,59 @@
+// `gpulab info`: the device, its roofs, versions, and whether counters can be read.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/commands.hpp"
+#include "reports/format.hpp"
+#include "reports/report_json.hpp"
+#include "reports/table.hpp"
+
+namespace gpulab::app {
+namespace {
+
+std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+std::string info_text(const report::DeviceInfo& d) {
+  TextTable t({"device", fmt::format("{}: {}", d.index, d.name)}, 2);
+  t.add_row({"compute capability", fmt::format("{}.{}{}", d.cc_major, d.cc_minor,
+                                               d.chip.empty() ? "" : " (" + d.chip + ")")});
+  t.add_row({"SMs", fmt::format("{} x {} warps, {} shared memory each", d.sm_count,
+                                d.max_warps_per_sm,
+                                fmtx::bytes(static_cast<double>(d.shared_per_sm_bytes)))});
+  t.add_row({"SM clock (peak)", fmtx::hertz(d.sm_clock_hz)});
+  t.add_row({"L2 cache", fmtx::bytes(static_cast<double>(d.l2_bytes))});
+  t.add_row({"memory", fmt::format("{}, {} clock x {}-bit bus",
+                                   fmtx::bytes(static_cast<double>(d.global_memory_bytes)),
+                                   fmtx::hertz(d.memory_clock_hz), d.memory_bus_bits)});
+  t.add_row({"bandwidth (theoretical)", fmtx::bandwidth(d.roofs.theoretical_bandwidth)});
+  t.add_row({"bandwidth (measured)",
+             fmt::format("{} device-to-device copy, read + write, 2 x {}",
+                         fmtx::bandwidth(d.roofs.copy_bandwidth),
+                         fmtx::bytes(static_cast<double>(d.roofs.copy_bytes)))});
+  t.add_row({"driver / runtime", fmt::format("CUDA {} / CUDA {}", version_text(d.driver_version),
+                                             version_text(d.runtime_version))});
+  t.add_row({"CUPTI API", std::to_string(d.cupti_version)});
+  t.add_row({"counters", d.counters_available ? "available (range profiler)"
+                                              : "unavailable: " + d.counters_unavailable_reason});
+  return t.render();
+}
+
+}  // namespace
+
+CLI::App* add_info(CLI::App& root, InfoOptions& options) {
+  auto* cmd = root.add_subcommand("info", "Show the GPU, its measured roofs and counter access");
+  cmd->add_flag("--json", options.json, "Print JSON instead of text");
+  return cmd;
+}
+
+int run_info(const InfoOptions& options, Session& session, Io& io) {
+  session.probe_counters();
+  const auto& device = session.device();
+  if (options.json) {
+    io.out << report::to_json(device).dump(2) << "\n";
+  } else {
+    io.out << info_text(device);
+  }
+  return 0;
+}
+
+}  // namespace gpulab::app

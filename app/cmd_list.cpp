@@ -1,0 +1,116 @@
+// `gpulab list`: the labs, their parameters and variants (or the metric catalogue). No GPU.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/commands.hpp"
+#include "cupti/metric_catalogue.hpp"
+#include "labs/registry.hpp"
+#include "reports/derived.hpp"
+#include "reports/table.hpp"
+
+namespace gpulab::app {
+namespace {
+
+const char* unit_name(metrics::Unit unit) {
+  switch (unit) {
+    case metrics::Unit::nanoseconds: return "ns";
+    case metrics::Unit::bytes: return "bytes";
+    case metrics::Unit::percent: return "%";
+    case metrics::Unit::count: return "count";
+    case metrics::Unit::ratio: return "ratio";
+    case metrics::Unit::fraction: return "fraction";
+    case metrics::Unit::bytes_per_second: return "B/s";
+  }
+  return "";
+}
+
+nlohmann::json labs_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto* lab : labs::all_labs()) {
+    const auto& s = lab->spec();
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : s.params)
+      params.push_back({{"name", p.name},
+                        {"description", p.description},
+                        {"default", p.default_value},
+                        {"min", p.min},
+                        {"max", p.max},
+                        {"set_by_size", p.set_by_size}});
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : s.variants)
+      variants.push_back({{"name", v.name},
+                          {"role", report::to_string(v.role)},
+                          {"description", v.description},
+                          {"expected_finding", v.expected_finding}});
+    out.push_back({{"name", s.name},
+                   {"topic", s.topic},
+                   {"summary", s.summary},
+                   {"teaching_point", s.teaching_point},
+                   {"params", params},
+                   {"variants", variants}});
+  }
+  return out;
+}
+
+std::string labs_text() {
+  std::string out;
+  for (const auto* lab : labs::all_labs()) {
+    const auto& s = lab->spec();
+    out += fmt::format("{}  ({})\n  {}\n", s.name, s.topic, s.summary);
+    std::string params;
+    for (const auto& p : s.params)
+      params += fmt::format("{}{}={} [{}..{}]", params.empty() ? "" : ", ", p.name,
+                            p.default_value, p.min, p.max);
+    if (!params.empty()) out += "  params: " + params + "\n";
+    TextTable table({"  variant", "role", "description"}, 3);
+    for (const auto& v : s.variants)
+      table.add_row({"  " + v.name, report::to_string(v.role), v.description});
+    out += table.render() + "\n";
+  }
+  return out;
+}
+
+nlohmann::json metrics_json() {
+  nlohmann::json raw = nlohmann::json::array(), derived = nlohmann::json::array();
+  for (const auto& m : metrics::catalogue())
+    raw.push_back({{"name", m.name},
+                   {"short_name", m.short_name},
+                   {"unit", unit_name(m.unit)},
+                   {"description", m.description}});
+  for (const auto& d : report::derived_catalogue())
+    derived.push_back({{"name", d.name},
+                       {"unit", unit_name(d.unit)},
+                       {"formula", d.formula},
+                       {"description", d.description}});
+  return {{"metrics", raw}, {"derived", derived}};
+}
+
+std::string metrics_text() {
+  TextTable raw({"short name", "CUPTI metric", "unit", "description"}, 4);
+  for (const auto& m : metrics::catalogue())
+    raw.add_row({m.short_name, m.name, unit_name(m.unit), m.description});
+  TextTable derived({"derived", "unit", "formula"}, 3);
+  for (const auto& d : report::derived_catalogue())
+    derived.add_row({d.name, unit_name(d.unit), d.formula});
+  return "metric set 'basic':\n" + raw.render() + "\n" + derived.render();
+}
+
+}  // namespace
+
+CLI::App* add_list(CLI::App& root, ListOptions& options) {
+  auto* cmd = root.add_subcommand("list", "List the labs with their parameters and variants");
+  cmd->add_flag("--json", options.json, "Print JSON instead of text");
+  cmd->add_flag("--metrics", options.metrics, "List the metric catalogue instead of the labs");
+  return cmd;
+}
+
+int run_list(const ListOptions& options, Io& io) {
+  if (options.json) {
+    io.out << (options.metrics ? metrics_json() : labs_json()).dump(2) << "\n";
+  } else {
+    io.out << (options.metrics ? metrics_text() : labs_text());
+  }
+  return 0;
+}
+
+}  // namespace gpulab::app

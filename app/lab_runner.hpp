@@ -1,0 +1,36 @@
+// Turns one lab run into a report: correctness, then timing, then counters, for each variant.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/session.hpp"
+#include "labs/lab.hpp"
+#include "reports/report.hpp"
+
+namespace gpulab::app {
+
+struct RunSettings {
+  std::string variants = "all";
+  std::optional<std::int64_t> size;
+  std::map<std::string, std::int64_t> params;
+  int warmup = 5;
+  int repeat = 20;
+  bool cold = false;
+  std::string metrics = "basic";
+  std::uint64_t seed = 20261130;
+  bool progress = false;  // one line per step on stderr
+};
+
+// Validates the settings against the lab first (UsageError before any GPU work), then:
+//  1. per variant: poison outputs, launch once, check against the CPU reference;
+//  2. per variant: time with CUDA events (warm-up, then `repeat` timed launches);
+//  3. all variants' kernels in one profiler batch (kernel replay), after all timing is done:
+//     counters perturb timing, and timing must not perturb counters.
+report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings& settings,
+                       const std::vector<std::string>& argv);
+
+}  // namespace gpulab::app

@@ -1,0 +1,53 @@
+#include "app/session.hpp"
+
+#include "app/device.hpp"
+#include "cupti/metric_catalogue.hpp"
+#include "cupti/range_profiler.hpp"
+
+namespace gpulab::app {
+
+Session::Session(int device_index) : device_index_(device_index) {}
+
+Session::~Session() = default;
+
+const report::DeviceInfo& Session::device() {
+  if (!device_) {
+    auto info = open_device(device_index_);
+    info.cupti_version = cupti::api_version();
+    info.roofs = measure_roofs(info);
+    device_ = std::move(info);
+  }
+  return *device_;
+}
+
+cupti::RangeProfiler* Session::profiler(const std::vector<std::string>& metrics,
+                                        std::string& why_not) {
+  device();
+  if (counters_unavailable_) {
+    why_not = *counters_unavailable_;
+    return nullptr;
+  }
+  if (profiler_ && profiler_metrics_ == metrics) return profiler_.get();
+  profiler_.reset();  // one profiler per context at a time
+  try {
+    profiler_ = std::make_unique<cupti::RangeProfiler>(device_index_, metrics);
+    profiler_metrics_ = metrics;
+    device_->chip = profiler_->chip();
+    device_->counters_available = true;
+    return profiler_.get();
+  } catch (const cupti::CountersUnavailable& e) {
+    counters_unavailable_ = e.what();
+    device_->counters_available = false;
+    device_->counters_unavailable_reason = e.what();
+    why_not = e.what();
+    return nullptr;
+  }
+}
+
+void Session::probe_counters() {
+  std::string why_not;
+  if (profiler_) return;
+  profiler({metrics::name::duration}, why_not);
+}
+
+}  // namespace gpulab::app

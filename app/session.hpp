@@ -1,0 +1,49 @@
+// The Session owns what outlives one command: the device and its primary context, the measured
+// roofs and the CUPTI profiler. All of it is created on first use, so commands that need no
+// GPU (list, compare, diagnose --report) never touch the driver, and the interactive shell
+// pays for each only once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/report.hpp"
+
+namespace gpulab::cupti {
+class RangeProfiler;
+}
+
+namespace gpulab::app {
+
+class Session {
+ public:
+  explicit Session(int device_index = 0);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Opens the device on first call (NoGpuError when there is none) and measures the copy
+  // roof; later calls return the cached result.
+  const report::DeviceInfo& device();
+
+  // A profiler for exactly these metrics, built on first request and cached. When counters
+  // cannot be read it returns nullptr and `why_not` holds the cause and the remedy; the device
+  // info records that too.
+  cupti::RangeProfiler* profiler(const std::vector<std::string>& metrics, std::string& why_not);
+
+  // Probes whether counters can be read at all (for `info`), without keeping a profiler.
+  void probe_counters();
+
+ private:
+  int device_index_;
+  std::optional<report::DeviceInfo> device_;
+  std::vector<std::string> profiler_metrics_;
+  std::unique_ptr<cupti::RangeProfiler> profiler_;
+  std::optional<std::string> counters_unavailable_;  // set once counters were found missing
+};
+
+}  // namespace gpulab::app

@@ -1,0 +1,69 @@
+// The metric catalogue: every CUPTI metric gpulab knows by name, with a short name, a unit and
+// what it measures, plus the named metric sets `run --metrics` accepts.
+//
+// Pure data (no CUPTI headers), so reports/ can label and format metrics without a GPU. Metric
+// names are Perfworks names, the same ncu uses; docs/metrics.md lists them.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpulab::metrics {
+
+// fraction: 0..1, printed as a percentage; bytes_per_second: printed as GB/s.
+enum class Unit { nanoseconds, bytes, percent, count, ratio, fraction, bytes_per_second };
+
+struct MetricTraits {
+  const char* name;        // CUPTI / ncu metric name
+  const char* short_name;  // column label in text reports
+  Unit unit;
+  const char* description;
+};
+
+// All known metrics, in the order text reports list them.
+const std::vector<MetricTraits>& catalogue();
+
+// Looks a metric up by its CUPTI name or its short name; nullptr when unknown.
+const MetricTraits* find(std::string_view name);
+
+// Names of the metric sets ("basic", "none").
+std::vector<std::string> set_names();
+
+// True when `spec` names a metric set rather than listing metrics.
+bool is_set_name(std::string_view spec);
+
+// The CUPTI metric names of a set; throws UsageError for an unknown set.
+std::vector<std::string> metric_set(std::string_view set_name);
+
+// Resolves a `--metrics` argument: a set name, or a comma-separated list of CUPTI or short
+// names (unknown CUPTI-looking names pass through for CUPTI to accept or reject).
+std::vector<std::string> resolve(std::string_view spec);
+
+// Perfworks names the derived metrics read (one definition each, used by reports/derived.cpp).
+namespace name {
+inline constexpr const char* duration = "gpu__time_duration.sum";
+inline constexpr const char* dram_read = "dram__bytes_read.sum";
+inline constexpr const char* dram_write = "dram__bytes_write.sum";
+inline constexpr const char* dram_pct = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* sm_pct = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* gld_sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+inline constexpr const char* gld_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+inline constexpr const char* gst_sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+inline constexpr const char* gst_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+inline constexpr const char* shld_wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+inline constexpr const char* shst_wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+inline constexpr const char* shld_inst = "smsp__inst_executed_op_shared_ld.sum";
+inline constexpr const char* shst_inst = "smsp__inst_executed_op_shared_st.sum";
+inline constexpr const char* shld_conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+inline constexpr const char* shst_conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+inline constexpr const char* local_ld_bytes = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum";
+inline constexpr const char* local_st_bytes = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum";
+inline constexpr const char* warps_active_pct = "sm__warps_active.avg.pct_of_peak_sustained_active";
+inline constexpr const char* threads_per_inst = "smsp__thread_inst_executed_per_inst_executed.ratio";
+inline constexpr const char* l1_hit_pct = "l1tex__t_sector_hit_rate.pct";
+inline constexpr const char* l2_hit_pct = "lts__t_sector_hit_rate.pct";
+inline constexpr const char* inst_executed = "smsp__inst_executed.sum";
+}  // namespace name
+
+}  // namespace gpulab::metrics

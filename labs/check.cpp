@@ -1,0 +1,44 @@
+#include "labs/check.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace gpulab::labs {
+
+report::Check compare(const float* got, const float* ref, std::size_t n, Tolerance tol) {
+  report::Check check;
+  check.tolerance_abs = tol.abs;
+  check.tolerance_rel = tol.rel;
+  check.elements = n;
+
+  double max_ref = 0;
+  std::size_t first_bad = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = got[i], r = ref[i];
+    max_ref = std::max(max_ref, std::fabs(r));
+    const double err = std::fabs(g - r);
+    const bool ok = err <= tol.abs + tol.rel * std::fabs(r);  // false for NaN
+    if (!ok) {
+      ++check.mismatches;
+      if (first_bad == n) first_bad = i;
+    }
+    if (std::isnan(err)) {
+      check.max_abs_error = INFINITY;
+    } else {
+      check.max_abs_error = std::max(check.max_abs_error, err);
+    }
+  }
+  check.max_rel_error = max_ref > 0 ? check.max_abs_error / max_ref : check.max_abs_error;
+  if (check.mismatches == 0) {
+    check.status = report::CheckStatus::passed;
+  } else {
+    check.status = report::CheckStatus::failed;
+    check.message = fmt::format("{} of {} elements differ; first at index {}: got {}, expected {}",
+                                check.mismatches, n, first_bad, got[first_bad], ref[first_bad]);
+  }
+  return check;
+}
+
+}  // namespace gpulab::labs

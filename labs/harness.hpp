@@ -1,0 +1,43 @@
+// What every lab run needs around its kernels: timing with CUDA events, an L2 flush for cold
+// timings, output poisoning, and the static attributes of a kernel.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include <cuda_runtime_api.h>
+
+#include "labs/device_buffer.hpp"
+#include "labs/lab.hpp"
+#include "reports/report.hpp"
+
+namespace gpulab::labs {
+
+// Evicts L2 by writing a buffer twice its size (a memset: no kernel of ours, so the counter
+// ranges are not disturbed).
+class L2Flusher {
+ public:
+  explicit L2Flusher(std::size_t l2_bytes);
+  void flush(cudaStream_t stream);
+
+ private:
+  DeviceBuffer<unsigned char> buffer_;
+  int value_ = 0;
+};
+
+// Times `launch` with a pair of CUDA events around each repetition, after `warmup` untimed
+// launches. With a flusher, L2 is flushed before each timed repetition (outside the events).
+report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launch,
+                                  cudaStream_t stream, int warmup, int repeat,
+                                  L2Flusher* flusher);
+
+// Fills `bytes` bytes with 0xFF: as float, a NaN that no correct kernel writes.
+void poison(void* ptr, std::size_t bytes, cudaStream_t stream);
+
+// Registers, local memory, shared memory and theoretical occupancy of one launch.
+report::StaticAttributes static_attributes(const KernelLaunch& launch, int max_warps_per_sm);
+
+// Throws UsageError when `bytes` more device memory would not fit in what is free now.
+void require_device_memory(std::size_t bytes, const char* what);
+
+}  // namespace gpulab::labs

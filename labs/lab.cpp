@@ -1,0 +1,79 @@
+#include "labs/lab.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/errors.hpp"
+
+namespace gpulab::labs {
+
+const VariantSpec* LabSpec::find_variant(const std::string& variant) const {
+  auto it = std::find_if(variants.begin(), variants.end(),
+                         [&](const VariantSpec& v) { return v.name == variant; });
+  return it == variants.end() ? nullptr : &*it;
+}
+
+ParamValues resolve_params(const LabSpec& spec, std::optional<std::int64_t> size,
+                           const std::map<std::string, std::int64_t>& overrides) {
+  ParamValues values;
+  bool size_used = false;
+  for (const auto& p : spec.params) {
+    values[p.name] = p.default_value;
+    if (size && p.set_by_size) {
+      values[p.name] = *size;
+      size_used = true;
+    }
+  }
+  if (size && !size_used) throw UsageError(fmt::format("lab '{}' has no size parameter", spec.name));
+  for (const auto& [name, value] : overrides) {
+    if (!values.count(name)) {
+      std::string known;
+      for (const auto& p : spec.params) known += (known.empty() ? "" : ", ") + p.name;
+      throw UsageError(fmt::format("lab '{}' has no parameter '{}' (parameters: {})", spec.name,
+                                   name, known.empty() ? "none" : known));
+    }
+    values[name] = value;
+  }
+  for (const auto& p : spec.params) {
+    const auto v = values[p.name];
+    if (v < p.min || v > p.max) {
+      throw UsageError(fmt::format("{} = {} is out of range for lab '{}' (allowed: {} to {})",
+                                   p.set_by_size ? "size" : p.name, v, spec.name, p.min, p.max));
+    }
+  }
+  return values;
+}
+
+std::vector<const VariantSpec*> select_variants(const LabSpec& spec,
+                                                const std::string& selection) {
+  std::vector<const VariantSpec*> out;
+  if (selection == "all") {
+    for (const auto& v : spec.variants) out.push_back(&v);
+    return out;
+  }
+  std::set<std::string> wanted;
+  std::size_t start = 0;
+  while (start <= selection.size()) {
+    const auto comma = selection.find(',', start);
+    const auto name = selection.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (!name.empty()) {
+      if (!spec.find_variant(name)) {
+        std::string known;
+        for (const auto& v : spec.variants) known += (known.empty() ? "" : ", ") + v.name;
+        throw UsageError(fmt::format("lab '{}' has no variant '{}' (variants: {}, or all)",
+                                     spec.name, name, known));
+      }
+      wanted.insert(name);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (wanted.empty()) throw UsageError("--variant names no variant");
+  for (const auto& v : spec.variants)
+    if (wanted.count(v.name)) out.push_back(&v);
+  return out;
+}
+
+}  // namespace gpulab::labs

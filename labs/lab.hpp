@@ -1,0 +1,110 @@
+// The lab contract (docs/adding-a-lab.md).
+//
+// A lab is one optimization topic: a baseline kernel and variants that compute the same result.
+// It declares itself (LabSpec: parameters, variants and what each variant should teach) and,
+// set up for one set of parameter values (LabRun), it launches variants, poisons their outputs
+// and checks them against a CPU reference. Timing, counters and reports are the harness's and
+// the app's business: a lab knows nothing of JSON, CUPTI or the command line.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "reports/report.hpp"
+
+namespace gpulab::labs {
+
+using report::Role;
+
+struct ParamSpec {
+  std::string name;
+  std::string description;
+  std::int64_t default_value;
+  std::int64_t min;
+  std::int64_t max;
+  bool set_by_size = false;  // `--size N` sets every parameter marked so
+};
+
+using ParamValues = std::map<std::string, std::int64_t>;
+
+struct VariantSpec {
+  std::string name;
+  Role role;
+  std::string description;       // one line
+  std::string expected_finding;  // principal diagnosis finding id; empty when none is expected
+};
+
+struct LabSpec {
+  std::string name;
+  std::string topic;
+  std::string summary;         // one line
+  std::string teaching_point;  // two to four sentences
+  std::vector<ParamSpec> params;
+  std::vector<VariantSpec> variants;  // baseline first
+
+  const VariantSpec* find_variant(const std::string& name) const;
+};
+
+// One kernel launch a variant makes, in launch order: names the counter range it produces and
+// lets the harness read the kernel's static attributes (registers, shared memory, occupancy).
+struct KernelLaunch {
+  std::string name;
+  const void* function;  // the __global__ function
+  dim3 grid;
+  dim3 block;
+  std::size_t dynamic_shared_bytes = 0;
+};
+
+// A lab set up for one set of parameter values: inputs allocated and filled with seeded random
+// data, outputs allocated. Methods take a variant name from the lab's spec.
+class LabRun {
+ public:
+  virtual ~LabRun() = default;
+
+  // The fewest bytes the computation must move and the flops it must do.
+  virtual report::WorkModel work() const = 0;
+
+  // Why this variant cannot run here (e.g. too few GPUs); nullopt when it can.
+  virtual std::optional<std::string> skip_reason(const std::string& variant) const {
+    (void)variant;
+    return std::nullopt;
+  }
+
+  // The kernels `launch(variant)` launches, in order.
+  virtual std::vector<KernelLaunch> kernels(const std::string& variant) const = 0;
+
+  // Enqueues the variant on `stream`. Must be repeatable: each launch computes the full result.
+  virtual void launch(const std::string& variant, cudaStream_t stream) = 0;
+
+  // Overwrites every output with a pattern no correct kernel produces (NaN), so that an
+  // element the kernel forgot to write fails the check.
+  virtual void poison_outputs(cudaStream_t stream) = 0;
+
+  // Compares the outputs of the last completed launch with the CPU reference.
+  virtual report::Check check(const std::string& variant) = 0;
+};
+
+class Lab {
+ public:
+  virtual ~Lab() = default;
+  virtual const LabSpec& spec() const = 0;
+  // Allocates and initializes; throws UsageError when the sizes do not fit the device.
+  virtual std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const = 0;
+};
+
+// Parameter values from the defaults, `--size` and `--param NAME=VALUE` overrides; throws
+// UsageError naming the parameter and its bounds when a value is unknown or out of range.
+ParamValues resolve_params(const LabSpec& spec, std::optional<std::int64_t> size,
+                           const std::map<std::string, std::int64_t>& overrides);
+
+// "all" or a comma-separated list of variant names, in the lab's order; throws UsageError
+// naming the unknown variant and the known ones.
+std::vector<const VariantSpec*> select_variants(const LabSpec& spec, const std::string& selection);
+
+}  // namespace gpulab::labs

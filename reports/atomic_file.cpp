@@ -1,0 +1,90 @@
+#include "reports/atomic_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reports/errors.hpp"
+
+namespace gpulab {
+namespace {
+
+std::string parent_dir(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw UsageError("cannot write '" + path + "': " + what);
+}
+
+}  // namespace
+
+void check_writable(const std::string& path) {
+  if (path.empty()) throw UsageError("empty output path");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail(path, "it is a directory");
+  const std::string dir = parent_dir(path);
+  if (::stat(dir.c_str(), &st) != 0) fail(path, "folder '" + dir + "' does not exist");
+  if (!S_ISDIR(st.st_mode)) fail(path, "'" + dir + "' is not a folder");
+  if (::access(dir.c_str(), W_OK) != 0) fail(path, "folder '" + dir + "' is not writable");
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  check_writable(path);
+  std::string tmp = path + ".tmp.XXXXXX";
+  std::vector<char> name(tmp.begin(), tmp.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) fail(path, std::strerror(errno));
+  tmp = name.data();
+
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail(path, why);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  // mkstemp creates 0600; a report is an ordinary file.
+  ::fchmod(fd, 0644);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    fail(path, why);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    fail(path, why);
+  }
+}
+
+std::string read_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError("cannot read '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read '" + path + "': " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace gpulab

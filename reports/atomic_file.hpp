@@ -1,0 +1,20 @@
+// Files written whole or not at all: write a temporary file beside the target, flush it to
+// disk, then rename it over the target (rename is atomic within one file system).
+#pragma once
+
+#include <string>
+
+namespace gpulab {
+
+// Throws UsageError naming the path when the file could not be written; never leaves a
+// partial file behind.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+// Throws UsageError when `path` cannot be written later (missing or read-only folder, a
+// folder in the way). Lets a command fail before it spends minutes on the GPU.
+void check_writable(const std::string& path);
+
+// Reads a whole file; throws UsageError naming the path when it cannot.
+std::string read_file(const std::string& path);
+
+}  // namespace gpulab

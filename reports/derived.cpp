@@ -1,0 +1,111 @@
+#include "reports/derived.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace gpulab::report {
+namespace {
+
+namespace m = metrics::name;
+namespace d = derived;
+using U = metrics::Unit;
+
+const std::vector<DerivedTraits> kDerived = {
+    {d::gld_sectors_per_request, U::ratio, "gld_sectors / gld_requests",
+     "sectors per global load request; 4 when a warp reads 128 contiguous bytes of 4-byte words"},
+    {d::gst_sectors_per_request, U::ratio, "gst_sectors / gst_requests",
+     "sectors per global store request; 4 when a warp writes 128 contiguous bytes"},
+    {d::shld_wavefronts_per_inst, U::ratio, "shld_wavefronts / shld_inst",
+     "bank passes per shared load instruction; 1 for conflict-free 4-byte loads, 32 worst"},
+    {d::shst_wavefronts_per_inst, U::ratio, "shst_wavefronts / shst_inst",
+     "bank passes per shared store instruction; 1 for conflict-free 4-byte stores"},
+    {d::shared_excess_wavefronts, U::count,
+     "max(0, shld_wavefronts - shld_inst) + max(0, shst_wavefronts - shst_inst)",
+     "shared wavefronts beyond one per instruction: the cost of bank conflicts (assumes 4-byte "
+     "accesses; 8- and 16-byte accesses need 2 and 4 wavefronts without any conflict)"},
+    {d::local_bytes, U::bytes, "local_ld_bytes + local_st_bytes",
+     "local-memory traffic: register spills, stack frames, dynamically indexed arrays"},
+    {d::dram_bytes, U::bytes, "dram_read + dram_write", "bytes moved to and from device memory"},
+    {d::dram_bandwidth, U::bytes_per_second, "dram_bytes / duration",
+     "DRAM bandwidth during the profiled kernel"},
+    {d::dram_read_over_model, U::ratio, "dram_read / model bytes read",
+     "bytes read per byte the computation must read; 1.0 is ideal"},
+    {d::dram_write_over_model, U::ratio, "dram_write / model bytes written",
+     "bytes written per byte the computation must write (L2 write-back timing makes it noisy)"},
+    {d::dram_over_model, U::ratio, "dram_bytes / model bytes",
+     "DRAM bytes moved per byte the computation must move"},
+    {d::achieved_occupancy, U::fraction, "warps_active_pct / 100",
+     "active warps over the SM's warp slots, averaged over active cycles"},
+    {d::occupancy_ratio, U::ratio, "achieved_occupancy / theoretical occupancy (static attributes)",
+     "how much of the possible occupancy the kernel reached"},
+};
+
+std::optional<double> get(const std::map<std::string, double>& values, const char* name) {
+  auto it = values.find(name);
+  if (it == values.end()) return std::nullopt;
+  return it->second;
+}
+
+// Sets out[name] = num / den when both exist and den is not zero.
+void ratio(std::map<std::string, double>& out, const char* name, std::optional<double> num,
+           std::optional<double> den) {
+  if (num && den && *den != 0) out[name] = *num / *den;
+}
+
+}  // namespace
+
+const std::vector<DerivedTraits>& derived_catalogue() { return kDerived; }
+
+const DerivedTraits* find_derived(const std::string& name) {
+  auto it = std::find_if(kDerived.begin(), kDerived.end(),
+                         [&](const DerivedTraits& t) { return name == t.name; });
+  return it == kDerived.end() ? nullptr : &*it;
+}
+
+std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* model) {
+  const auto& raw = kernel.metrics;
+  std::map<std::string, double> out;
+
+  ratio(out, d::gld_sectors_per_request, get(raw, m::gld_sectors), get(raw, m::gld_requests));
+  ratio(out, d::gst_sectors_per_request, get(raw, m::gst_sectors), get(raw, m::gst_requests));
+
+  const auto shld_wf = get(raw, m::shld_wavefronts), shld_inst = get(raw, m::shld_inst);
+  const auto shst_wf = get(raw, m::shst_wavefronts), shst_inst = get(raw, m::shst_inst);
+  ratio(out, d::shld_wavefronts_per_inst, shld_wf, shld_inst);
+  ratio(out, d::shst_wavefronts_per_inst, shst_wf, shst_inst);
+  if (shld_wf && shld_inst && shst_wf && shst_inst) {
+    out[d::shared_excess_wavefronts] =
+        std::max(0.0, *shld_wf - *shld_inst) + std::max(0.0, *shst_wf - *shst_inst);
+  }
+
+  const auto local_ld = get(raw, m::local_ld_bytes), local_st = get(raw, m::local_st_bytes);
+  if (local_ld && local_st) out[d::local_bytes] = *local_ld + *local_st;
+
+  const auto dram_rd = get(raw, m::dram_read), dram_wr = get(raw, m::dram_write);
+  if (dram_rd && dram_wr) {
+    const double bytes = *dram_rd + *dram_wr;
+    out[d::dram_bytes] = bytes;
+    if (const auto ns = get(raw, m::duration)) ratio(out, d::dram_bandwidth, bytes, *ns * 1e-9);
+    if (model) ratio(out, d::dram_over_model, bytes, model->bytes());
+  }
+  if (model) {
+    ratio(out, d::dram_read_over_model, dram_rd, model->bytes_read);
+    ratio(out, d::dram_write_over_model, dram_wr, model->bytes_written);
+  }
+
+  std::optional<double> achieved;
+  if (const auto pct = get(raw, m::warps_active_pct)) achieved = *pct / 100.0;
+  if (achieved) out[d::achieved_occupancy] = *achieved;
+  const double theoretical = kernel.attributes.theoretical_occupancy;
+  if (theoretical > 0) ratio(out, d::occupancy_ratio, achieved, theoretical);
+  return out;
+}
+
+void derive_all(Report& report) {
+  for (auto& variant : report.variants) {
+    const WorkModel* model = variant.kernels.size() == 1 ? &report.work : nullptr;
+    for (auto& kernel : variant.kernels) kernel.derived = derive(kernel, model);
+  }
+}
+
+}  // namespace gpulab::report

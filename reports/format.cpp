@@ -1,0 +1,93 @@
+#include "reports/format.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace gpulab::fmtx {
+namespace {
+
+std::string with_commas(long long v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+// Three significant figures below 1000 (1.23, 12.3, 123); whole numbers with thousands
+// separators above (1,234).
+std::string sig3(double v) {
+  const double a = std::fabs(v);
+  if (a == 0) return "0";
+  if (a >= 1000) return with_commas(std::llround(v));
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+// Picks the largest prefix that keeps the mantissa >= 1.
+std::string scaled(double v, const char* const* units, int n, double step) {
+  int i = 0;
+  double x = v;
+  while (i + 1 < n && std::fabs(x) >= step) {
+    x /= step;
+    ++i;
+  }
+  return sig3(x) + " " + units[i];
+}
+
+}  // namespace
+
+std::string seconds(double s) {
+  const double a = std::fabs(s);
+  if (a == 0) return "0 s";
+  if (a < 1e-6) return sig3(s * 1e9) + " ns";
+  if (a < 1e-3) return sig3(s * 1e6) + " µs";
+  if (a < 1) return sig3(s * 1e3) + " ms";
+  return sig3(s) + " s";
+}
+
+std::string bytes(double b) {
+  static const char* const units[] = {"B", "kB", "MB", "GB", "TB"};
+  return scaled(b, units, 5, 1000.0);
+}
+
+std::string bandwidth(double bytes_per_s) {
+  return with_commas(std::llround(bytes_per_s / 1e9)) + " GB/s";
+}
+
+std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+
+std::string ratio(double r) { return sig3(r) + "x"; }
+
+std::string count(double c) {
+  if (std::fabs(c) >= 1e10) return fmt::format("{:.3g}", c);
+  if (c == std::floor(c)) return with_commas(std::llround(c));
+  return sig3(c);
+}
+
+std::string number(double v) { return sig3(v); }
+
+std::string hertz(double hz) {
+  static const char* const units[] = {"Hz", "kHz", "MHz", "GHz"};
+  return scaled(hz, units, 4, 1000.0);
+}
+
+std::string metric(double value, metrics::Unit unit) {
+  switch (unit) {
+    case metrics::Unit::nanoseconds: return seconds(value * 1e-9);
+    case metrics::Unit::bytes: return bytes(value);
+    case metrics::Unit::percent: return fmt::format("{:.1f}%", value);
+    case metrics::Unit::count: return count(value);
+    case metrics::Unit::ratio: return number(value);
+    case metrics::Unit::fraction: return percent(value);
+    case metrics::Unit::bytes_per_second: return bandwidth(value);
+  }
+  return number(value);
+}
+
+}  // namespace gpulab::fmtx

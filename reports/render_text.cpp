@@ -1,0 +1,220 @@
+#include "reports/render_text.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/derived.hpp"
+#include "reports/format.hpp"
+#include "reports/table.hpp"
+
+namespace gpulab::report {
+namespace {
+
+namespace m = metrics::name;
+namespace d = derived;
+
+// Where a counters-table row takes its value from.
+enum class Source { raw, derived, attribute };
+
+struct Row {
+  const char* label;
+  Source source;
+  const char* key;  // metric name, derived name, or attribute name below
+};
+
+// The curated rows, in reading order: time, DRAM, global access, shared access, local memory,
+// occupancy and execution. Rows no kernel has a value for are left out.
+const Row kRows[] = {
+    {"duration (replay)", Source::raw, m::duration},
+    {"DRAM read", Source::raw, m::dram_read},
+    {"DRAM write", Source::raw, m::dram_write},
+    {"DRAM read / model", Source::derived, d::dram_read_over_model},
+    {"DRAM write / model", Source::derived, d::dram_write_over_model},
+    {"DRAM bandwidth", Source::derived, d::dram_bandwidth},
+    {"DRAM throughput", Source::raw, m::dram_pct},
+    {"SM throughput", Source::raw, m::sm_pct},
+    {"global ld sectors/request", Source::derived, d::gld_sectors_per_request},
+    {"global st sectors/request", Source::derived, d::gst_sectors_per_request},
+    {"shared ld wavefronts/inst", Source::derived, d::shld_wavefronts_per_inst},
+    {"shared st wavefronts/inst", Source::derived, d::shst_wavefronts_per_inst},
+    {"shared excess wavefronts", Source::derived, d::shared_excess_wavefronts},
+    {"bank conflicts ld (raw)", Source::raw, m::shld_conflicts},
+    {"bank conflicts st (raw)", Source::raw, m::shst_conflicts},
+    {"local memory traffic", Source::derived, d::local_bytes},
+    {"achieved occupancy", Source::derived, d::achieved_occupancy},
+    {"theoretical occupancy", Source::attribute, "theoretical_occupancy"},
+    {"threads per instruction", Source::raw, m::threads_per_inst},
+    {"warp instructions", Source::raw, m::inst_executed},
+    {"L1 hit rate", Source::raw, m::l1_hit_pct},
+    {"L2 hit rate", Source::raw, m::l2_hit_pct},
+    {"registers / thread", Source::attribute, "registers_per_thread"},
+    {"shared memory / block", Source::attribute, "shared_bytes"},
+    {"local memory / thread", Source::attribute, "local_bytes_per_thread"},
+};
+
+// Metrics the curated rows do not show on their own (they feed derived rows).
+const std::set<std::string> kShownThroughDerived = {
+    m::gld_sectors, m::gld_requests, m::gst_sectors,     m::gst_requests,
+    m::shld_wavefronts, m::shst_wavefronts, m::shld_inst, m::shst_inst,
+    m::local_ld_bytes, m::local_st_bytes, m::warps_active_pct};
+
+std::optional<std::string> attribute_cell(const Kernel& k, const std::string& key) {
+  const auto& a = k.attributes;
+  if (a.block_threads == 0) return std::nullopt;  // attributes were not read
+  if (key == "theoretical_occupancy") return fmtx::percent(a.theoretical_occupancy);
+  if (key == "registers_per_thread") return std::to_string(a.registers_per_thread);
+  if (key == "shared_bytes")
+    return fmtx::bytes(static_cast<double>(a.static_shared_bytes + a.dynamic_shared_bytes));
+  if (key == "local_bytes_per_thread")
+    return fmtx::bytes(static_cast<double>(a.local_bytes_per_thread));
+  return std::nullopt;
+}
+
+std::optional<std::string> cell(const Kernel& k, Source source, const std::string& key) {
+  switch (source) {
+    case Source::raw: {
+      auto it = k.metrics.find(key);
+      if (it == k.metrics.end()) return std::nullopt;
+      const auto* traits = metrics::find(key);
+      return traits ? fmtx::metric(it->second, traits->unit) : fmtx::number(it->second);
+    }
+    case Source::derived: {
+      auto it = k.derived.find(key);
+      if (it == k.derived.end()) return std::nullopt;
+      const auto* traits = find_derived(key);
+      return traits ? fmtx::metric(it->second, traits->unit) : fmtx::number(it->second);
+    }
+    case Source::attribute: return attribute_cell(k, key);
+  }
+  return std::nullopt;
+}
+
+struct Column {
+  std::string title;
+  const Kernel* kernel;
+};
+
+std::string header(const Report& r) {
+  const auto& dev = r.device;
+  std::string params;
+  for (const auto& [name, value] : r.params) params += fmt::format(" {}={}", name, value);
+  std::string out = fmt::format("{} · {}\n", r.lab.name, r.lab.summary);
+  out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", dev.name, dev.cc_major, dev.cc_minor,
+                     dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
+  if (dev.roofs.copy_bandwidth > 0)
+    out += " · copy roof " + fmtx::bandwidth(dev.roofs.copy_bandwidth) + " measured";
+  if (dev.roofs.theoretical_bandwidth > 0)
+    out += " (" + fmtx::bandwidth(dev.roofs.theoretical_bandwidth) + " theoretical)";
+  out += "\nparams:" + params;
+  if (r.work.bytes() > 0) {
+    out += fmt::format(" · must move {} read + {} written", fmtx::bytes(r.work.bytes_read),
+                       fmtx::bytes(r.work.bytes_written));
+  }
+  return out + "\n";
+}
+
+std::string timing_table(const Report& r) {
+  TextTable table({"variant", "role", "check", "median", "min", "max", "eff. bandwidth",
+                   "of roof", "speedup"},
+                  3);
+  for (const auto& v : r.variants) {
+    if (v.status == VariantStatus::skipped) {
+      table.add_row({v.name, to_string(v.role), "skipped"});
+      continue;
+    }
+    const auto& t = v.timing;
+    const bool timed = t.repeat > 0;
+    table.add_row({v.name, to_string(v.role), to_string(v.check.status),
+                   timed ? fmtx::seconds(t.median) : "-", timed ? fmtx::seconds(t.min) : "-",
+                   timed ? fmtx::seconds(t.max) : "-",
+                   v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
+                   v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-",
+                   v.speedup > 0 ? fmtx::ratio(v.speedup) : "-"});
+  }
+  std::string out = table.render();
+  if (const auto* first = r.variants.empty() ? nullptr : &r.variants.front();
+      first && first->timing.repeat > 0) {
+    out += fmt::format("timing: CUDA events, median of {} after {} warm-up launches{}\n",
+                       first->timing.repeat, first->timing.warmup,
+                       first->timing.cold_l2 ? ", L2 flushed before each" : "");
+  }
+  return out;
+}
+
+std::string check_failures(const Report& r) {
+  std::string out;
+  for (const auto& v : r.variants) {
+    if (v.check.status == CheckStatus::failed)
+      out += fmt::format("check failed: {}: {}\n", v.name, v.check.message);
+    if (v.status == VariantStatus::skipped)
+      out += fmt::format("skipped: {}: {}\n", v.name, v.skip_reason);
+  }
+  return out;
+}
+
+std::string counters_table(const Report& r) {
+  std::vector<Column> columns;
+  const Variant* described = nullptr;
+  for (const auto& v : r.variants) {
+    if (!v.counters.collected) continue;
+    described = described ? described : &v;
+    for (const auto& k : v.kernels) {
+      columns.push_back({v.kernels.size() == 1 ? v.name : v.name + "/" + k.name, &k});
+    }
+  }
+  if (columns.empty()) {
+    for (const auto& v : r.variants)
+      if (!v.counters.note.empty()) return "counters: not collected: " + v.counters.note + "\n";
+    return "";
+  }
+
+  std::vector<std::string> head{"counter"};
+  for (const auto& c : columns) head.push_back(c.title);
+  TextTable table(head);
+  auto add = [&](const std::string& label, Source source, const std::string& key) {
+    std::vector<std::string> cells{label};
+    bool any = false;
+    for (const auto& c : columns) {
+      auto value = cell(*c.kernel, source, key);
+      any = any || value.has_value();
+      cells.push_back(value.value_or("-"));
+    }
+    if (any) table.add_row(cells);
+  };
+  std::set<std::string> shown(kShownThroughDerived);
+  for (const auto& row : kRows) {
+    add(row.label, row.source, row.key);
+    if (row.source == Source::raw) shown.insert(row.key);
+  }
+  // Metrics asked for by name that the curated rows do not cover.
+  std::set<std::string> extra;
+  for (const auto& c : columns)
+    for (const auto& [name, value] : c.kernel->metrics)
+      if (!shown.count(name)) extra.insert(name);
+  for (const auto& name : extra) {
+    const auto* traits = metrics::find(name);
+    add(traits ? traits->short_name : name, Source::raw, name);
+  }
+
+  const auto& c = described->counters;
+  std::string out = fmt::format("counters: {} set, {} replay pass{} per kernel ({} replay; {})\n",
+                                c.metric_set, c.passes, c.passes == 1 ? "" : "es", c.replay,
+                                c.cache_control);
+  return out + table.render();
+}
+
+}  // namespace
+
+std::string render_text(const Report& r) {
+  std::string out = header(r) + "\n" + timing_table(r);
+  const std::string failures = check_failures(r);
+  if (!failures.empty()) out += "\n" + failures;
+  const std::string counters = counters_table(r);
+  if (!counters.empty()) out += "\n" + counters;
+  for (const auto& w : r.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+}  // namespace gpulab::report

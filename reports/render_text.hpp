@@ -1,0 +1,13 @@
+// The text form of a run report: a header (lab, device, roofs, work model), the timing table
+// (baseline first, speedups over it), then the counters table with one column per kernel.
+#pragma once
+
+#include <string>
+
+#include "reports/report.hpp"
+
+namespace gpulab::report {
+
+std::string render_text(const Report& report);
+
+}  // namespace gpulab::report

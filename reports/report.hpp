@@ -1,0 +1,160 @@
+// The report model: plain data, SI units (bytes, seconds, FLOP, Hz), no CUDA types.
+//
+// A report is what one `gpulab run` measured. app/ fills it from a lab run, reports/ derives
+// metrics from it, renders it and (de)serializes it; docs/report-schema.md documents the JSON.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpulab::report {
+
+inline constexpr const char* kSchema = "gpulab.report/1";
+
+struct ToolInfo {
+  std::string name = "gpulab";
+  std::string version;
+  std::string git_sha;
+};
+
+struct Roofs {
+  double theoretical_bandwidth = 0;  // B/s: memory clock x bus width x 2 (DDR)
+  double copy_bandwidth = 0;         // B/s: measured device-to-device copy, read + written bytes
+  std::uint64_t copy_bytes = 0;      // size of one buffer of that measurement
+};
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  std::string chip;  // CUPTI chip name, e.g. GH100; empty when counters are unavailable
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  std::uint64_t global_memory_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+  std::uint64_t shared_per_sm_bytes = 0;
+  int max_warps_per_sm = 0;
+  double sm_clock_hz = 0;      // peak
+  double memory_clock_hz = 0;  // peak
+  int memory_bus_bits = 0;
+  int driver_version = 0;   // CUDA version the driver supports, e.g. 13000
+  int runtime_version = 0;  // CUDA runtime gpulab was built with
+  int cupti_version = 0;    // CUPTI API version
+  Roofs roofs;
+  bool counters_available = false;
+  std::string counters_unavailable_reason;
+};
+
+enum class Role { baseline, optimized, reference };
+
+struct WorkModel {
+  double bytes_read = 0;     // fewest DRAM bytes the computation must read
+  double bytes_written = 0;  // fewest DRAM bytes it must write
+  double flops = 0;
+  double bytes() const { return bytes_read + bytes_written; }
+};
+
+enum class CheckStatus { passed, failed, skipped };
+
+struct Check {
+  CheckStatus status = CheckStatus::skipped;
+  double max_abs_error = 0;
+  double max_rel_error = 0;   // relative to max |reference|
+  double tolerance_abs = 0;   // an element passes when |got-ref| <= abs + rel * |ref|
+  double tolerance_rel = 0;
+  std::uint64_t elements = 0;
+  std::uint64_t mismatches = 0;  // elements outside tolerance, NaN included
+  std::string message;           // why it failed or was skipped; first mismatch
+};
+
+struct TimingStats {
+  int warmup = 0;
+  int repeat = 0;
+  bool cold_l2 = false;       // L2 flushed before every timed repetition
+  std::vector<double> samples;  // seconds, in measurement order
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  double mean = 0;
+  double stddev = 0;
+};
+
+struct StaticAttributes {
+  int registers_per_thread = 0;
+  std::uint64_t local_bytes_per_thread = 0;
+  std::uint64_t static_shared_bytes = 0;
+  std::uint64_t dynamic_shared_bytes = 0;
+  int block_threads = 0;
+  std::uint64_t grid_blocks = 0;
+  int max_active_blocks_per_sm = 0;
+  double theoretical_occupancy = 0;  // fraction of the SM's warp slots
+};
+
+struct Kernel {
+  std::string name;
+  int launch_index = 0;  // order within the variant
+  StaticAttributes attributes;
+  std::map<std::string, double> metrics;  // raw CUPTI metric name -> value
+  std::map<std::string, double> derived;  // see reports/derived.hpp
+};
+
+// How the counters of a variant were collected (or why not).
+struct Counters {
+  bool collected = false;
+  std::string metric_set;  // "basic", "none" or "custom"
+  int passes = 0;
+  std::string replay;         // "kernel" (auto range, kernel replay)
+  std::string cache_control;  // what was done to caches before profiling
+  std::string note;           // why counters are missing, when they are
+};
+
+enum class VariantStatus { ok, failed, skipped };
+
+struct Variant {
+  std::string name;
+  Role role = Role::optimized;
+  std::string description;
+  VariantStatus status = VariantStatus::ok;
+  std::string skip_reason;
+  Check check;
+  TimingStats timing;
+  double effective_bandwidth = 0;  // B/s: model bytes / median time
+  double roof_fraction = 0;        // effective bandwidth / measured copy roof
+  double speedup = 0;              // baseline median / this median (0 if no baseline)
+  Counters counters;
+  std::vector<Kernel> kernels;
+};
+
+struct LabInfo {
+  std::string name;
+  std::string topic;
+  std::string summary;
+};
+
+struct Report {
+  std::string schema = kSchema;
+  ToolInfo tool;
+  std::vector<std::string> argv;
+  std::string created_utc;  // ISO 8601
+  DeviceInfo device;
+  LabInfo lab;
+  std::map<std::string, std::int64_t> params;
+  WorkModel work;
+  std::vector<Variant> variants;
+  std::vector<std::string> warnings;
+
+  const Variant* find_variant(const std::string& name) const;
+  const Variant* baseline() const;
+};
+
+const char* to_string(Role role);
+const char* to_string(CheckStatus status);
+const char* to_string(VariantStatus status);
+std::optional<Role> role_from_string(const std::string& s);
+std::optional<CheckStatus> check_status_from_string(const std::string& s);
+std::optional<VariantStatus> variant_status_from_string(const std::string& s);
+
+}  // namespace gpulab::report

@@ -1,0 +1,400 @@
+#include "reports/report_json.hpp"
+
+#include <cmath>
+
+#include "reports/atomic_file.hpp"
+#include "reports/errors.hpp"
+
+namespace gpulab::report {
+namespace {
+
+using nlohmann::json;
+
+// ---- writing ---------------------------------------------------------------------------------
+
+// Non-finite values cannot be represented in JSON; they mean "not measured" and are left out.
+json finite_map(const std::map<std::string, double>& values) {
+  json out = json::object();
+  for (const auto& [name, value] : values)
+    if (std::isfinite(value)) out[name] = value;
+  return out;
+}
+
+json variant_json(const Variant& v) {
+  json kernels = json::array();
+  for (const auto& k : v.kernels) {
+    const auto& a = k.attributes;
+    kernels.push_back({{"name", k.name},
+                       {"launch_index", k.launch_index},
+                       {"attributes",
+                        {{"registers_per_thread", a.registers_per_thread},
+                         {"local_bytes_per_thread", a.local_bytes_per_thread},
+                         {"static_shared_bytes", a.static_shared_bytes},
+                         {"dynamic_shared_bytes", a.dynamic_shared_bytes},
+                         {"block_threads", a.block_threads},
+                         {"grid_blocks", a.grid_blocks},
+                         {"max_active_blocks_per_sm", a.max_active_blocks_per_sm},
+                         {"theoretical_occupancy", a.theoretical_occupancy}}},
+                       {"metrics", finite_map(k.metrics)},
+                       {"derived", finite_map(k.derived)}});
+  }
+  const auto& c = v.check;
+  const auto& t = v.timing;
+  return {{"name", v.name},
+          {"role", to_string(v.role)},
+          {"description", v.description},
+          {"status", to_string(v.status)},
+          {"skip_reason", v.skip_reason},
+          {"check",
+           {{"status", to_string(c.status)},
+            {"max_abs_error", c.max_abs_error},
+            {"max_rel_error", c.max_rel_error},
+            {"tolerance_abs", c.tolerance_abs},
+            {"tolerance_rel", c.tolerance_rel},
+            {"elements", c.elements},
+            {"mismatches", c.mismatches},
+            {"message", c.message}}},
+          {"timing",
+           {{"warmup", t.warmup},
+            {"repeat", t.repeat},
+            {"cold_l2", t.cold_l2},
+            {"median", t.median},
+            {"min", t.min},
+            {"max", t.max},
+            {"mean", t.mean},
+            {"stddev", t.stddev},
+            {"samples", t.samples}}},
+          {"effective_bandwidth", v.effective_bandwidth},
+          {"roof_fraction", v.roof_fraction},
+          {"speedup", v.speedup},
+          {"counters",
+           {{"collected", v.counters.collected},
+            {"metric_set", v.counters.metric_set},
+            {"passes", v.counters.passes},
+            {"replay", v.counters.replay},
+            {"cache_control", v.counters.cache_control},
+            {"note", v.counters.note}}},
+          {"kernels", kernels}};
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+
+// A cursor into the document that knows its path, so every error says where it happened.
+class Reader {
+ public:
+  Reader(const json& node, std::string where) : node_(node), where_(std::move(where)) {}
+
+  Reader at(const std::string& key) const {
+    expect_object();
+    auto it = node_.find(key);
+    if (it == node_.end()) fail(join(key), "missing");
+    return Reader(*it, join(key));
+  }
+  bool has(const std::string& key) const {
+    return node_.is_object() && node_.contains(key) && !node_.at(key).is_null();
+  }
+
+  std::string str(const std::string& key) const { return at(key).as_string(); }
+  std::string str_or(const std::string& key, const std::string& fallback) const {
+    return has(key) ? str(key) : fallback;
+  }
+  double num(const std::string& key) const { return at(key).as_number(); }
+  double num_or(const std::string& key, double fallback) const {
+    return has(key) ? num(key) : fallback;
+  }
+  std::int64_t integer(const std::string& key) const { return at(key).as_integer(); }
+  std::int64_t integer_or(const std::string& key, std::int64_t fallback) const {
+    return has(key) ? integer(key) : fallback;
+  }
+  bool boolean_or(const std::string& key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const auto r = at(key);
+    if (!r.node_.is_boolean()) fail(r.where_, "expected true or false");
+    return r.node_.get<bool>();
+  }
+
+  std::string as_string() const {
+    if (!node_.is_string()) fail(where_, "expected a string");
+    return node_.get<std::string>();
+  }
+  double as_number() const {
+    if (!node_.is_number()) fail(where_, "expected a number");
+    return node_.get<double>();
+  }
+  std::int64_t as_integer() const {
+    if (!node_.is_number_integer()) fail(where_, "expected an integer");
+    return node_.get<std::int64_t>();
+  }
+
+  // Calls f(Reader) for each element of an array member.
+  template <typename F>
+  void each(const std::string& key, F f) const {
+    const auto arr = at(key);
+    if (!arr.node_.is_array()) fail(arr.where_, "expected an array");
+    for (std::size_t i = 0; i < arr.node_.size(); ++i)
+      f(Reader(arr.node_[i], arr.where_ + "[" + std::to_string(i) + "]"));
+  }
+
+  // A {name: number} object; null values (not measured) are skipped.
+  std::map<std::string, double> number_map_or_empty(const std::string& key) const {
+    std::map<std::string, double> out;
+    if (!has(key)) return out;
+    const auto obj = at(key);
+    obj.expect_object();
+    for (auto it = obj.node_.begin(); it != obj.node_.end(); ++it) {
+      if (it->is_null()) continue;
+      if (!it->is_number()) fail(obj.join(it.key()), "expected a number");
+      out[it.key()] = it->get<double>();
+    }
+    return out;
+  }
+
+  const json& node() const { return node_; }
+  const std::string& where() const { return where_; }
+
+  [[noreturn]] static void fail(const std::string& where, const std::string& what) {
+    throw UsageError(where + ": " + what);
+  }
+
+ private:
+  void expect_object() const {
+    if (!node_.is_object()) fail(where_, "expected an object");
+  }
+  std::string join(const std::string& key) const {
+    return where_.empty() ? key : where_ + "." + key;
+  }
+
+  const json& node_;
+  std::string where_;
+};
+
+template <typename Enum>
+Enum parse_enum(const Reader& r, const std::string& key,
+                std::optional<Enum> (*parse)(const std::string&), const char* allowed) {
+  const auto text = r.str(key);
+  const auto value = parse(text);
+  if (!value) {
+    Reader::fail(r.where().empty() ? key : r.where() + "." + key,
+                 "'" + text + "' is not one of " + allowed);
+  }
+  return *value;
+}
+
+DeviceInfo read_device(const Reader& r) {
+  DeviceInfo d;
+  d.index = static_cast<int>(r.integer_or("index", 0));
+  d.name = r.str("name");
+  d.chip = r.str_or("chip", "");
+  const auto cc = r.str_or("compute_capability", "0.0");
+  if (std::sscanf(cc.c_str(), "%d.%d", &d.cc_major, &d.cc_minor) != 2)
+    Reader::fail(r.where() + ".compute_capability", "expected MAJOR.MINOR");
+  d.sm_count = static_cast<int>(r.integer_or("sm_count", 0));
+  d.global_memory_bytes = static_cast<std::uint64_t>(r.num_or("global_memory_bytes", 0));
+  d.l2_bytes = static_cast<std::uint64_t>(r.num_or("l2_bytes", 0));
+  d.shared_per_sm_bytes = static_cast<std::uint64_t>(r.num_or("shared_per_sm_bytes", 0));
+  d.max_warps_per_sm = static_cast<int>(r.integer_or("max_warps_per_sm", 0));
+  d.sm_clock_hz = r.num_or("sm_clock_hz", 0);
+  d.memory_clock_hz = r.num_or("memory_clock_hz", 0);
+  d.memory_bus_bits = static_cast<int>(r.integer_or("memory_bus_bits", 0));
+  d.driver_version = static_cast<int>(r.integer_or("driver_version", 0));
+  d.runtime_version = static_cast<int>(r.integer_or("runtime_version", 0));
+  d.cupti_version = static_cast<int>(r.integer_or("cupti_version", 0));
+  if (r.has("roofs")) {
+    const auto roofs = r.at("roofs");
+    d.roofs.theoretical_bandwidth = roofs.num_or("theoretical_bandwidth", 0);
+    d.roofs.copy_bandwidth = roofs.num_or("copy_bandwidth", 0);
+    d.roofs.copy_bytes = static_cast<std::uint64_t>(roofs.num_or("copy_bytes", 0));
+  }
+  if (r.has("counters")) {
+    const auto c = r.at("counters");
+    d.counters_available = c.boolean_or("available", false);
+    d.counters_unavailable_reason = c.str_or("reason", "");
+  }
+  return d;
+}
+
+Kernel read_kernel(const Reader& r) {
+  Kernel k;
+  k.name = r.str("name");
+  k.launch_index = static_cast<int>(r.integer_or("launch_index", 0));
+  if (r.has("attributes")) {
+    const auto a = r.at("attributes");
+    auto& s = k.attributes;
+    s.registers_per_thread = static_cast<int>(a.integer_or("registers_per_thread", 0));
+    s.local_bytes_per_thread = static_cast<std::uint64_t>(a.integer_or("local_bytes_per_thread", 0));
+    s.static_shared_bytes = static_cast<std::uint64_t>(a.integer_or("static_shared_bytes", 0));
+    s.dynamic_shared_bytes = static_cast<std::uint64_t>(a.integer_or("dynamic_shared_bytes", 0));
+    s.block_threads = static_cast<int>(a.integer_or("block_threads", 0));
+    s.grid_blocks = static_cast<std::uint64_t>(a.integer_or("grid_blocks", 0));
+    s.max_active_blocks_per_sm = static_cast<int>(a.integer_or("max_active_blocks_per_sm", 0));
+    s.theoretical_occupancy = a.num_or("theoretical_occupancy", 0);
+  }
+  k.metrics = r.number_map_or_empty("metrics");
+  k.derived = r.number_map_or_empty("derived");
+  return k;
+}
+
+Variant read_variant(const Reader& r) {
+  Variant v;
+  v.name = r.str("name");
+  v.role = parse_enum<Role>(r, "role", role_from_string, "baseline, optimized, reference");
+  v.description = r.str_or("description", "");
+  v.status = parse_enum<VariantStatus>(r, "status", variant_status_from_string,
+                                       "ok, failed, skipped");
+  v.skip_reason = r.str_or("skip_reason", "");
+
+  const auto c = r.at("check");
+  v.check.status = parse_enum<CheckStatus>(c, "status", check_status_from_string,
+                                           "passed, failed, skipped");
+  v.check.max_abs_error = c.num_or("max_abs_error", 0);
+  v.check.max_rel_error = c.num_or("max_rel_error", 0);
+  v.check.tolerance_abs = c.num_or("tolerance_abs", 0);
+  v.check.tolerance_rel = c.num_or("tolerance_rel", 0);
+  v.check.elements = static_cast<std::uint64_t>(c.num_or("elements", 0));
+  v.check.mismatches = static_cast<std::uint64_t>(c.num_or("mismatches", 0));
+  v.check.message = c.str_or("message", "");
+
+  const auto t = r.at("timing");
+  v.timing.warmup = static_cast<int>(t.integer_or("warmup", 0));
+  v.timing.repeat = static_cast<int>(t.integer_or("repeat", 0));
+  v.timing.cold_l2 = t.boolean_or("cold_l2", false);
+  v.timing.median = t.num("median");
+  v.timing.min = t.num_or("min", v.timing.median);
+  v.timing.max = t.num_or("max", v.timing.median);
+  v.timing.mean = t.num_or("mean", v.timing.median);
+  v.timing.stddev = t.num_or("stddev", 0);
+  if (t.has("samples")) t.each("samples", [&](const Reader& s) {
+    v.timing.samples.push_back(s.as_number());
+  });
+
+  v.effective_bandwidth = r.num_or("effective_bandwidth", 0);
+  v.roof_fraction = r.num_or("roof_fraction", 0);
+  v.speedup = r.num_or("speedup", 0);
+  if (r.has("counters")) {
+    const auto k = r.at("counters");
+    v.counters.collected = k.boolean_or("collected", false);
+    v.counters.metric_set = k.str_or("metric_set", "");
+    v.counters.passes = static_cast<int>(k.integer_or("passes", 0));
+    v.counters.replay = k.str_or("replay", "");
+    v.counters.cache_control = k.str_or("cache_control", "");
+    v.counters.note = k.str_or("note", "");
+  }
+  if (r.has("kernels")) r.each("kernels", [&](const Reader& k) {
+    v.kernels.push_back(read_kernel(k));
+  });
+  return v;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const DeviceInfo& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"chip", d.chip},
+          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+          {"sm_count", d.sm_count},
+          {"global_memory_bytes", d.global_memory_bytes},
+          {"l2_bytes", d.l2_bytes},
+          {"shared_per_sm_bytes", d.shared_per_sm_bytes},
+          {"max_warps_per_sm", d.max_warps_per_sm},
+          {"sm_clock_hz", d.sm_clock_hz},
+          {"memory_clock_hz", d.memory_clock_hz},
+          {"memory_bus_bits", d.memory_bus_bits},
+          {"driver_version", d.driver_version},
+          {"runtime_version", d.runtime_version},
+          {"cupti_version", d.cupti_version},
+          {"roofs",
+           {{"theoretical_bandwidth", d.roofs.theoretical_bandwidth},
+            {"copy_bandwidth", d.roofs.copy_bandwidth},
+            {"copy_bytes", d.roofs.copy_bytes}}},
+          {"counters",
+           {{"available", d.counters_available}, {"reason", d.counters_unavailable_reason}}}};
+}
+
+nlohmann::json to_json(const Report& report) {
+  json variants = json::array();
+  for (const auto& v : report.variants) variants.push_back(variant_json(v));
+  return {{"schema", report.schema},
+          {"tool",
+           {{"name", report.tool.name},
+            {"version", report.tool.version},
+            {"git_sha", report.tool.git_sha}}},
+          {"argv", report.argv},
+          {"created_utc", report.created_utc},
+          {"device", to_json(report.device)},
+          {"lab",
+           {{"name", report.lab.name}, {"topic", report.lab.topic}, {"summary", report.lab.summary}}},
+          {"params", report.params},
+          {"work",
+           {{"bytes_read", report.work.bytes_read},
+            {"bytes_written", report.work.bytes_written},
+            {"flops", report.work.flops}}},
+          {"variants", variants},
+          {"warnings", report.warnings}};
+}
+
+Report from_json(const nlohmann::json& doc) {
+  const Reader root(doc, "");
+  if (!doc.is_object()) Reader::fail("report", "expected a JSON object");
+  Report report;
+  if (!root.has("schema")) Reader::fail("schema", "missing (not a gpulab report?)");
+  report.schema = root.str("schema");
+  if (report.schema != kSchema) {
+    Reader::fail("schema", "'" + report.schema + "' is not supported (this gpulab reads " +
+                               std::string(kSchema) + ")");
+  }
+  if (root.has("tool")) {
+    const auto t = root.at("tool");
+    report.tool.name = t.str_or("name", "gpulab");
+    report.tool.version = t.str_or("version", "");
+    report.tool.git_sha = t.str_or("git_sha", "");
+  }
+  if (root.has("argv")) root.each("argv", [&](const Reader& a) {
+    report.argv.push_back(a.as_string());
+  });
+  report.created_utc = root.str_or("created_utc", "");
+  report.device = read_device(root.at("device"));
+  const auto lab = root.at("lab");
+  report.lab.name = lab.str("name");
+  report.lab.topic = lab.str_or("topic", "");
+  report.lab.summary = lab.str_or("summary", "");
+  if (root.has("params")) {
+    const auto p = root.at("params");
+    if (!p.node().is_object()) Reader::fail("params", "expected an object");
+    for (auto it = p.node().begin(); it != p.node().end(); ++it)
+      report.params[it.key()] = p.integer(it.key());
+  }
+  if (root.has("work")) {
+    const auto w = root.at("work");
+    report.work.bytes_read = w.num_or("bytes_read", 0);
+    report.work.bytes_written = w.num_or("bytes_written", 0);
+    report.work.flops = w.num_or("flops", 0);
+  }
+  root.each("variants", [&](const Reader& v) { report.variants.push_back(read_variant(v)); });
+  if (root.has("warnings")) root.each("warnings", [&](const Reader& w) {
+    report.warnings.push_back(w.as_string());
+  });
+  return report;
+}
+
+Report load_report(const std::string& path) {
+  const std::string text = read_file(path);
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw UsageError("'" + path + "' is not valid JSON (byte " + std::to_string(e.byte) +
+                     "): the file is truncated or malformed");
+  }
+  try {
+    return from_json(doc);
+  } catch (const UsageError& e) {
+    throw UsageError("'" + path + "': " + e.what());
+  }
+}
+
+void save_report(const std::string& path, const Report& report) {
+  write_file_atomically(path, to_json(report).dump(2) + "\n");
+}
+
+}  // namespace gpulab::report

@@ -1,0 +1,26 @@
+// The report's JSON form (docs/report-schema.md): writing, and reading back with validation.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/report.hpp"
+
+namespace gpulab::report {
+
+nlohmann::json to_json(const Report& report);
+nlohmann::json to_json(const DeviceInfo& device);
+
+// Validates as it reads: a wrong schema version, a missing required field or a value of the
+// wrong type throws UsageError("<where>: <problem>"), e.g. "variants[1].timing.median: expected
+// a number". Optional fields may be absent; metrics that are null are "not measured".
+Report from_json(const nlohmann::json& json);
+
+// from_json on a file; errors name the file. Rejects truncated or malformed JSON.
+Report load_report(const std::string& path);
+
+// Serializes (2-space indent) and writes atomically.
+void save_report(const std::string& path, const Report& report);
+
+}  // namespace gpulab::report

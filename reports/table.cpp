@@ -1,0 +1,47 @@
+#include "reports/table.hpp"
+
+#include <algorithm>
+
+namespace gpulab {
+
+std::size_t display_width(const std::string& s) {
+  std::size_t width = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++width;  // count every byte that starts a code point
+  return width;
+}
+
+TextTable::TextTable(std::vector<std::string> header, std::size_t left_aligned_columns)
+    : header_(std::move(header)), left_aligned_(left_aligned_columns) {}
+
+void TextTable::add_row(std::vector<std::string> cells) {
+  cells.resize(header_.size());
+  rows_.push_back(std::move(cells));
+}
+
+std::string TextTable::render() const {
+  std::vector<std::size_t> widths(header_.size(), 0);
+  auto measure = [&](const std::vector<std::string>& row) {
+    for (std::size_t c = 0; c < row.size(); ++c)
+      widths[c] = std::max(widths[c], display_width(row[c]));
+  };
+  measure(header_);
+  for (const auto& row : rows_) measure(row);
+
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const std::string pad(widths[c] - display_width(row[c]), ' ');
+      if (c > 0) line += "  ";
+      line += c < left_aligned_ ? row[c] + pad : pad + row[c];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  };
+  emit(header_);
+  for (const auto& row : rows_) emit(row);
+  return out;
+}
+
+}  // namespace gpulab
