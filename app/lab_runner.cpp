@@ -78,12 +78,14 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
   }
   progress(settings, fmt::format("profiling {} kernel(s), {} replay passes each", kernels,
                                  profiler->passes()));
+  const auto started = std::chrono::steady_clock::now();
   const auto ranges = profiler->profile(
       [&] {
         for (auto* v : profiled) run.launch(v->name, stream);
         GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
       },
       kernels);
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
 
   std::size_t next = 0;
   for (auto* v : profiled) {
@@ -93,6 +95,7 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
     v->counters.passes = profiler->passes();
     v->counters.replay = "kernel";
     v->counters.cache_control = "caches not flushed between replay passes";
+    v->counters.collection_seconds = elapsed.count();
   }
 }
 

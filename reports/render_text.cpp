@@ -199,9 +199,10 @@ std::string counters_table(const Report& r) {
   }
 
   const auto& c = described->counters;
-  std::string out = fmt::format("counters: {} set, {} replay pass{} per kernel ({} replay; {})\n",
-                                c.metric_set, c.passes, c.passes == 1 ? "" : "es", c.replay,
-                                c.cache_control);
+  std::string out = fmt::format(
+      "counters: {} set, {} replay pass{} per kernel, collected in {} ({} replay; {})\n",
+      c.metric_set, c.passes, c.passes == 1 ? "" : "es", fmtx::seconds(c.collection_seconds),
+      c.replay, c.cache_control);
   return out + table.render();
 }
 

@@ -109,6 +109,7 @@ struct Counters {
   std::string replay;         // "kernel" (auto range, kernel replay)
   std::string cache_control;  // what was done to caches before profiling
   std::string note;           // why counters are missing, when they are
+  double collection_seconds = 0;  // wall time of the profiling batch this variant was part of
 };
 
 enum class VariantStatus { ok, failed, skipped };

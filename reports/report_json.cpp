@@ -73,7 +73,8 @@ json variant_json(const Variant& v) {
             {"passes", v.counters.passes},
             {"replay", v.counters.replay},
             {"cache_control", v.counters.cache_control},
-            {"note", v.counters.note}}},
+            {"note", v.counters.note},
+            {"collection_seconds", v.counters.collection_seconds}}},
           {"kernels", kernels}};
 }
 
@@ -278,6 +279,7 @@ Variant read_variant(const Reader& r) {
     v.counters.replay = k.str_or("replay", "");
     v.counters.cache_control = k.str_or("cache_control", "");
     v.counters.note = k.str_or("note", "");
+    v.counters.collection_seconds = k.num_or("collection_seconds", 0);
   }
   if (r.has("kernels")) r.each("kernels", [&](const Reader& k) {
     v.kernels.push_back(read_kernel(k));

@@ -1,0 +1,153 @@
+// The command line, in process (dispatch) and as the real binary: parsing, help, exit codes,
+// and one-line errors for bad input. None of this needs a GPU.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli.hpp"
+
+namespace gpulab::app {
+namespace {
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result run_cli(std::vector<std::string> args) {
+  Session session;
+  std::ostringstream out, err;
+  Io io{out, err, false};
+  const int code = dispatch(args, session, io);
+  return {code, out.str(), err.str()};
+}
+
+bool gpu_present() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+// A usage error: exit 2, one line on stderr that contains `fragment`, nothing on stdout.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& fragment) {
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  EXPECT_EQ(r.err.rfind("gpulab: error: ", 0), 0u) << r.err;
+}
+
+TEST(Cli, VersionAndHelp) {
+  auto r = run_cli({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.rfind("gpulab ", 0), 0u) << r.out;
+  r = run_cli({"--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* cmd : {"list", "info", "run"}) EXPECT_NE(r.out.find(cmd), std::string::npos);
+  r = run_cli({"run", "--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* opt : {"--variant", "--size", "--repeat", "--metrics", "--json", "--format"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+  r = run_cli({});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ListText) {
+  const auto r = run_cli({"list"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* s : {"transpose", "naive", "baseline", "tiled", "padded", "swizzled"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+TEST(Cli, ListJsonIsValidAndComplete) {
+  const auto r = run_cli({"list", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto labs = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(labs.is_array());
+  const auto it = std::find_if(labs.begin(), labs.end(),
+                               [](const auto& l) { return l.at("name") == "transpose"; });
+  ASSERT_NE(it, labs.end());
+  EXPECT_EQ((*it)["variants"][0]["role"], "baseline");
+  EXPECT_EQ((*it)["variants"][0]["expected_finding"], "uncoalesced-global");
+  EXPECT_EQ((*it)["variants"].size(), 4u);
+}
+
+TEST(Cli, ListMetrics) {
+  auto r = run_cli({"list", "--metrics"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("dram__bytes_read.sum"), std::string::npos);
+  EXPECT_NE(r.out.find("shld_wavefronts_per_inst"), std::string::npos);
+  r = run_cli({"list", "--metrics", "--json"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_FALSE(nlohmann::json::parse(r.out).at("metrics").empty());
+}
+
+TEST(Cli, BadInputIsAOneLineUsageError) {
+  expect_usage_error({"run", "nosuchlab"}, "unknown lab 'nosuchlab'");
+  expect_usage_error({"run", "transpose", "--variant", "bogus"}, "no variant 'bogus'");
+  expect_usage_error({"run", "transpose", "--size", "0"}, "out of range");
+  expect_usage_error({"run", "transpose", "--size", "-5"}, "out of range");
+  expect_usage_error({"run", "transpose", "--size", "99999999999"}, "out of range");
+  expect_usage_error({"run", "transpose", "--size", "abc"}, "size");
+  expect_usage_error({"run", "transpose", "--param", "cols"}, "NAME=VALUE");
+  expect_usage_error({"run", "transpose", "--param", "cols=x"}, "not an integer");
+  expect_usage_error({"run", "transpose", "--param", "depth=3"}, "no parameter 'depth'");
+  expect_usage_error({"run", "transpose", "--repeat", "0"}, "repeat");
+  expect_usage_error({"run", "transpose", "--format", "xml"}, "format");
+  expect_usage_error({"run", "transpose", "--metrics", "nonsense"}, "unknown metric");
+  expect_usage_error({"run"}, "lab");
+  expect_usage_error({"frobnicate"}, "frobnicate");
+}
+
+TEST(Cli, UnwritableJsonPathFailsBeforeAnyWork) {
+  const std::string path = "/nonexistent-folder/report.json";
+  expect_usage_error({"run", "transpose", "--json", path}, "cannot write");
+  std::ifstream in(path);
+  EXPECT_FALSE(in.good());
+}
+
+TEST(Cli, RunWithoutGpuExits3WithOneLine) {
+  if (gpu_present()) GTEST_SKIP() << "a GPU is present: this test is for GPU-less machines";
+  for (const std::vector<std::string> args :
+       {std::vector<std::string>{"run", "transpose"}, std::vector<std::string>{"info"}}) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("no usable GPU"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+// The real executable: main's plumbing and exit codes.
+int run_binary(const std::string& args, std::string& output) {
+  const std::string cmd = std::string(GPULAB_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return -1;
+  std::array<char, 4096> buf{};
+  output.clear();
+  while (std::fgets(buf.data(), buf.size(), pipe)) output += buf.data();
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Binary, ListAndExitCodes) {
+  std::string out;
+  EXPECT_EQ(run_binary("list", out), 0) << out;
+  EXPECT_NE(out.find("transpose"), std::string::npos);
+  EXPECT_EQ(run_binary("run transpose --size 0", out), 2) << out;
+  if (!gpu_present()) {
+    EXPECT_EQ(run_binary("run transpose", out), 3) << out;
+    EXPECT_NE(out.find("no usable GPU"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+}  // namespace gpulab::app

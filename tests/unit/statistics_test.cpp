@@ -1,0 +1,34 @@
+#include <gtest/gtest.h>
+
+#include "reports/statistics.hpp"
+
+namespace gpulab::report {
+namespace {
+
+TEST(Summarize, OddCount) {
+  const auto t = summarize({3e-3, 1e-3, 2e-3}, 5, false);
+  EXPECT_EQ(t.repeat, 3);
+  EXPECT_EQ(t.warmup, 5);
+  EXPECT_DOUBLE_EQ(t.median, 2e-3);
+  EXPECT_DOUBLE_EQ(t.min, 1e-3);
+  EXPECT_DOUBLE_EQ(t.max, 3e-3);
+  EXPECT_DOUBLE_EQ(t.mean, 2e-3);
+  EXPECT_DOUBLE_EQ(t.stddev, 1e-3);
+  EXPECT_EQ(t.samples.size(), 3u);
+  EXPECT_DOUBLE_EQ(t.samples[0], 3e-3) << "samples keep measurement order";
+}
+
+TEST(Summarize, EvenCountMedianIsMidpoint) {
+  const auto t = summarize({4.0, 1.0, 3.0, 2.0}, 0, true);
+  EXPECT_DOUBLE_EQ(t.median, 2.5);
+  EXPECT_TRUE(t.cold_l2);
+}
+
+TEST(Summarize, EmptyGivesZeros) {
+  const auto t = summarize({}, 0, false);
+  EXPECT_EQ(t.repeat, 0);
+  EXPECT_EQ(t.median, 0.0);
+}
+
+}  // namespace
+}  // namespace gpulab::report
