@@ -50,6 +50,11 @@ CLI::App* add_run(CLI::App& root, RunOptions& options) {
   cmd->add_option("--metrics,-m", s.metrics,
                   "Counters: basic, none, or a comma-separated list of metric names")
       ->capture_default_str();
+  cmd->add_option("--cache-control", s.cache_control,
+                  "Counters: all = flush L2 before every replay pass (as ncu does), none = "
+                  "leave caches warm and replay per kernel")
+      ->check(CLI::IsMember({"all", "none"}))
+      ->capture_default_str();
   cmd->add_option("--seed", s.seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_option("--json", options.json_path, "Also write the report as JSON to this file");
   cmd->add_option("--format,-f", options.format, "Output on stdout")

@@ -53,50 +53,95 @@ void set_speedups(report::Report& r) {
     if (v.timing.median > 0) v.speedup = base->timing.median / v.timing.median;
 }
 
-// Runs every measured variant's kernels under one profiler batch and files the ranges under
-// their kernels, in launch order.
+const char* const kFlushedPasses = "all: L2 flushed before every replay pass";
+const char* const kWarmPasses = "none: caches not flushed between replay passes";
+
+void file_counters(report::Variant& v, const cupti::RangeProfiler& profiler,
+                   const std::string& set_name, const char* replay, const char* cache_control,
+                   double seconds) {
+  v.counters.collected = true;
+  v.counters.metric_set = set_name;
+  v.counters.passes = profiler.passes();
+  v.counters.replay = replay;
+  v.counters.cache_control = cache_control;
+  v.counters.collection_seconds = seconds;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Kernel replay of one variant: a range per kernel it launches. When the count differs from
+// the kernels it declared (a library launching extra kernels), the ranges are kept, named by
+// launch order, without static attributes, and the report says so.
+void profile_variant_kernels(cupti::RangeProfiler& profiler, labs::LabRun& run,
+                             report::Report& r, report::Variant& v, const std::string& set_name,
+                             cudaStream_t stream) {
+  const auto started = std::chrono::steady_clock::now();
+  auto ranges = profiler.profile_kernels(
+      [&] {
+        run.launch(v.name, stream);
+        GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+      },
+      v.kernels.size());
+  if (ranges.size() != v.kernels.size() || profiler.dropped() > 0) {
+    r.warnings.push_back(fmt::format(
+        "{}: declared {} kernel(s) but launched {}{}; counters are listed by launch order",
+        v.name, v.kernels.size(), ranges.size() + profiler.dropped(),
+        profiler.dropped() ? fmt::format(" ({} not recorded)", profiler.dropped()) : ""));
+    v.kernels.clear();
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      report::Kernel& k = v.kernels.emplace_back();
+      k.name = "kernel " + std::to_string(i);
+      k.launch_index = static_cast<int>(i);
+    }
+  }
+  for (std::size_t i = 0; i < ranges.size(); ++i) v.kernels[i].metrics = std::move(ranges[i].values);
+  file_counters(v, profiler, set_name, "kernel", kWarmPasses, seconds_since(started));
+}
+
+// Counters for every measured variant, after all timing is done. With cache control "all",
+// single-kernel variants are replayed by gpulab with an L2 flush before each pass (user
+// replay, as ncu does by default); variants of several kernels use kernel replay, which gives
+// per-kernel numbers but cannot flush between passes.
 void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
                       const std::vector<std::string>& metric_names, const RunSettings& settings,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, labs::L2Flusher& flusher) {
   std::vector<report::Variant*> profiled;
-  std::size_t kernels = 0;
-  for (auto& v : r.variants) {
-    if (v.status == report::VariantStatus::skipped) continue;
-    profiled.push_back(&v);
-    kernels += v.kernels.size();
-  }
+  for (auto& v : r.variants)
+    if (v.status != report::VariantStatus::skipped) profiled.push_back(&v);
   if (profiled.empty()) return;
 
   std::string why_not;
   cupti::RangeProfiler* profiler = session.profiler(metric_names, why_not);
   r.device = session.device();  // the profiler fills in the chip name and availability
-  const std::string set_name = metrics::is_set_name(settings.metrics) ? settings.metrics : "custom";
   if (!profiler) {
     r.warnings.push_back(why_not + "; timing and correctness are reported without counters");
     for (auto* v : profiled) v->counters.note = why_not;
     return;
   }
-  progress(settings, fmt::format("profiling {} kernel(s), {} replay passes each", kernels,
-                                 profiler->passes()));
-  const auto started = std::chrono::steady_clock::now();
-  const auto ranges = profiler->profile(
-      [&] {
-        for (auto* v : profiled) run.launch(v->name, stream);
-        GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-      },
-      kernels);
-  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
+  const std::string set_name = metrics::is_set_name(settings.metrics) ? settings.metrics : "custom";
+  progress(settings, fmt::format("profiling {} variant(s), {} replay passes each",
+                                 profiled.size(), profiler->passes()));
 
-  std::size_t next = 0;
-  for (auto* v : profiled) {
-    for (auto& k : v->kernels) k.metrics = ranges[next++].values;
-    v->counters.collected = true;
-    v->counters.metric_set = set_name;
-    v->counters.passes = profiler->passes();
-    v->counters.replay = "kernel";
-    v->counters.cache_control = "caches not flushed between replay passes";
-    v->counters.collection_seconds = elapsed.count();
+  std::vector<report::Variant*> flushed, per_kernel;
+  for (auto* v : profiled)
+    (settings.cache_control == "all" && v->kernels.size() == 1 ? flushed : per_kernel).push_back(v);
+
+  if (!flushed.empty()) {
+    std::vector<cupti::RangeProfiler::UserRange> ranges;
+    for (auto* v : flushed)
+      ranges.push_back({v->name, [&run, &stream, v] { run.launch(v->name, stream); }});
+    const auto started = std::chrono::steady_clock::now();
+    auto values = profiler->profile_ranges(ranges, [&] { flusher.flush(stream); });
+    GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const double seconds = seconds_since(started);
+    for (std::size_t i = 0; i < flushed.size() && i < values.size(); ++i) {
+      flushed[i]->kernels[0].metrics = std::move(values[i].values);
+      file_counters(*flushed[i], *profiler, set_name, "user", kFlushedPasses, seconds);
+    }
   }
+  for (auto* v : per_kernel) profile_variant_kernels(*profiler, run, r, *v, set_name, stream);
 }
 
 }  // namespace
@@ -122,8 +167,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   r.work = run->work();
 
   labs::CudaStream stream;
-  std::unique_ptr<labs::L2Flusher> flusher;
-  if (settings.cold) flusher = std::make_unique<labs::L2Flusher>(r.device.l2_bytes);
+  labs::L2Flusher flusher(r.device.l2_bytes);
 
   for (const auto* vs : variants) {
     report::Variant& out = r.variants.emplace_back();
@@ -144,11 +188,11 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
       k.attributes = labs::static_attributes(launch, r.device.max_warps_per_sm);
     }
     progress(settings, fmt::format("{}/{}: check and time", spec.name, vs->name));
-    check_and_time(*run, out, settings, r, stream.get(), flusher.get());
+    check_and_time(*run, out, settings, r, stream.get(), settings.cold ? &flusher : nullptr);
   }
   set_speedups(r);
   if (!metric_names.empty())
-    collect_counters(session, *run, r, metric_names, settings, stream.get());
+    collect_counters(session, *run, r, metric_names, settings, stream.get(), flusher);
   report::derive_all(r);
   return r;
 }

@@ -21,6 +21,7 @@ struct RunSettings {
   int repeat = 20;
   bool cold = false;
   std::string metrics = "basic";
+  std::string cache_control = "all";  // "all": flush L2 before every replay pass; "none": don't
   std::uint64_t seed = 20261130;
   bool progress = false;  // one line per step on stderr
 };
@@ -28,8 +29,9 @@ struct RunSettings {
 // Validates the settings against the lab first (UsageError before any GPU work), then:
 //  1. per variant: poison outputs, launch once, check against the CPU reference;
 //  2. per variant: time with CUDA events (warm-up, then `repeat` timed launches);
-//  3. all variants' kernels in one profiler batch (kernel replay), after all timing is done:
-//     counters perturb timing, and timing must not perturb counters.
+//  3. counters for every variant, after all timing is done (counters perturb timing, and
+//     timing must not perturb counters): see collect_counters in lab_runner.cpp for the
+//     replay mode each variant gets.
 report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings& settings,
                        const std::vector<std::string>& argv);
 

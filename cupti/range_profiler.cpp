@@ -232,20 +232,20 @@ RangeProfiler::~RangeProfiler() {
   }
 }
 
-std::vector<RangeValues> RangeProfiler::profile(const std::function<void()>& launch_kernels,
-                                                std::size_t kernels) {
-  if (kernels == 0) return {};
+// ---- one profiling batch -------------------------------------------------------------------
+
+void RangeProfiler::configure(std::size_t max_ranges, bool user_replay) {
   auto names = c_names(metrics_);
   Impl& s = *impl_;
 
-  // A counter-data image sized for exactly this batch of ranges.
+  // A counter-data image sized for this batch, reset for every batch.
   CUpti_RangeProfiler_GetCounterDataSize_Params size{
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
   size.pRangeProfilerObject = s.target;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
-  size.maxNumOfRanges = kernels;
-  size.maxNumRangeTreeNodes = static_cast<uint32_t>(kernels);
+  size.maxNumOfRanges = max_ranges;
+  size.maxNumRangeTreeNodes = static_cast<uint32_t>(max_ranges);
   GPULAB_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
   s.counter_data.assign(size.counterDataSize, 0);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
@@ -261,54 +261,52 @@ std::vector<RangeValues> RangeProfiler::profile(const std::function<void()>& lau
   config.pConfig = s.config_image.data();
   config.counterDataImageSize = s.counter_data.size();
   config.pCounterDataImage = s.counter_data.data();
-  config.range = CUPTI_AutoRange;
-  config.replayMode = CUPTI_KernelReplay;
-  config.maxRangesPerPass = kernels;
-  config.numNestingLevels = 1;  // required for auto range
+  config.range = user_replay ? CUPTI_UserRange : CUPTI_AutoRange;
+  config.replayMode = user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  config.maxRangesPerPass = max_ranges;
+  config.numNestingLevels = 1;  // auto range requires 1; our user ranges are flat
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 1;
   GPULAB_CUPTI_COUNTERS(cuptiRangeProfilerSetConfig(&config));
+}
 
+void RangeProfiler::start() {
   CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-  start.pRangeProfilerObject = s.target;
+  start.pRangeProfilerObject = impl_->target;
   GPULAB_CUPTI_COUNTERS(cuptiRangeProfilerStart(&start));
-  try {
-    launch_kernels();
-  } catch (...) {
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = s.target;
-    cuptiRangeProfilerStop(&stop);  // best effort: the original error is the one to report
-    throw;
-  }
-  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-  stop.pRangeProfilerObject = s.target;
-  GPULAB_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+}
 
+bool RangeProfiler::stop() {
+  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  stop.pRangeProfilerObject = impl_->target;
+  GPULAB_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+  return stop.isAllPassSubmitted != 0;
+}
+
+void RangeProfiler::stop_after_error() noexcept {
+  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  stop.pRangeProfilerObject = impl_->target;
+  cuptiRangeProfilerStop(&stop);  // best effort: the original error is the one to report
+}
+
+std::vector<RangeValues> RangeProfiler::decode() {
+  auto names = c_names(metrics_);
+  Impl& s = *impl_;
   CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   decode.pRangeProfilerObject = s.target;
   GPULAB_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
-  if (decode.numOfRangeDropped != 0) {
-    throw ApiError("CUPTI", 0,
-                   fmt::format("the profiler dropped {} of the ranges: more kernels were "
-                               "launched than the {} expected",
-                               decode.numOfRangeDropped, kernels));
-  }
+  dropped_ = decode.numOfRangeDropped;
 
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
   info.pCounterDataImage = s.counter_data.data();
   info.counterDataImageSize = s.counter_data.size();
   GPULAB_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
-  if (info.numTotalRanges != kernels) {
-    throw ApiError("CUPTI", 0,
-                   fmt::format("expected {} profiled kernels, CUPTI recorded {}", kernels,
-                               info.numTotalRanges));
-  }
 
-  std::vector<RangeValues> out(kernels);
+  std::vector<RangeValues> out(info.numTotalRanges);
   std::vector<double> values(names.size());
-  for (std::size_t i = 0; i < kernels; ++i) {
+  for (std::size_t i = 0; i < out.size(); ++i) {
     CUpti_RangeProfiler_CounterData_GetRangeInfo_Params range{
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
     range.pCounterDataImage = s.counter_data.data();
@@ -332,6 +330,52 @@ std::vector<RangeValues> RangeProfiler::profile(const std::function<void()>& lau
       if (std::isfinite(values[m])) out[i].values[metrics_[m]] = values[m];
   }
   return out;
+}
+
+std::vector<RangeValues> RangeProfiler::profile_kernels(const std::function<void()>& launch_kernels,
+                                                        std::size_t expected_kernels) {
+  // Room for more kernels than declared (a library may launch extra ones): the caller
+  // compares the count it gets back with what it expected.
+  configure(expected_kernels + kSpareRanges, false);
+  start();
+  try {
+    launch_kernels();
+  } catch (...) {
+    stop_after_error();
+    throw;
+  }
+  stop();  // kernel replay submits every pass inside the launches
+  return decode();
+}
+
+std::vector<RangeValues> RangeProfiler::profile_ranges(const std::vector<UserRange>& ranges,
+                                                       const std::function<void()>& before_each) {
+  if (ranges.empty()) return {};
+  configure(ranges.size(), true);
+  // One iteration per pass: CUPTI reports when every pass of the configuration has run.
+  for (int pass = 0;; ++pass) {
+    if (pass > passes_) throw ApiError("CUPTI", 0, "user replay did not finish its passes");
+    start();
+    try {
+      for (const auto& range : ranges) {
+        if (before_each) before_each();
+        CUpti_RangeProfiler_PushRange_Params push{
+            CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+        push.pRangeProfilerObject = impl_->target;
+        push.pRangeName = range.name.c_str();
+        GPULAB_CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
+        range.launch();
+        CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        pop.pRangeProfilerObject = impl_->target;
+        GPULAB_CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+      }
+    } catch (...) {
+      stop_after_error();
+      throw;
+    }
+    if (stop()) break;
+  }
+  return decode();
 }
 
 }  // namespace gpulab::cupti

@@ -1,15 +1,22 @@
 // Hardware counters through CUPTI's Range Profiler and Profiler Host API (CUDA 13).
 //
-// Mode: auto range + kernel replay. Every kernel launched between Start and Stop becomes one
-// range ("0", "1", ... in launch order); CUPTI serializes the kernels and, for each one, saves
-// the device memory it may touch, runs it once per pass (a metric set needs several passes:
-// the counters of one pass are limited by the hardware), and restores memory between passes.
-// So results are exact per kernel but each profiled kernel runs `passes()` times, and caches
-// are not flushed between passes (CUPTI 13.0 offers no cache control; ncu flushes by default).
+// A metric set needs several passes: one pass can only read so many hardware counters. Two
+// ways to replay the work once per pass:
+//
+// - profile_kernels: auto range + kernel replay. Every kernel launched between Start and Stop
+//   becomes one range ("0", "1", ... in launch order). CUPTI serializes the kernels and, for
+//   each, saves the device memory it may touch, runs it once per pass and restores memory in
+//   between. Per-kernel results for any launch sequence, but nothing can run between passes, so
+//   caches stay as the previous pass left them (CUPTI 13.0 has no cache control): data that
+//   fits in L2 is read from L2, and DRAM bytes understate what a cold launch moves.
+// - profile_ranges: user range + user replay. gpulab replays each named range itself, once
+//   per pass, and runs `before_each` (an L2 flush) before each one, the way ncu's default
+//   --cache-control all does. The work in a range must be repeatable (each launch recomputes
+//   its whole output); a range covering several kernels reports their sum.
 //
 // Lifecycle (RAII):
 //   RangeProfiler p(device, metrics);   // init, chip, availability, config image, Enable
-//   auto ranges = p.profile(launch_all, n_kernels);   // any number of times
+//   p.profile_kernels(...) / p.profile_ranges(...)   // any number of times, in any order
 //   // ~RangeProfiler: Disable, host deinit, profiler deinit
 //
 // The CUDA context the kernels run in must be current on the calling thread.
@@ -52,18 +59,39 @@ class RangeProfiler {
   int passes() const { return passes_; }
   const std::vector<std::string>& metrics() const { return metrics_; }
 
-  // Runs `launch_kernels`, which must launch exactly `kernels` kernels and may synchronize,
-  // under the profiler; returns one RangeValues per kernel in launch order. Throws ApiError if
-  // CUPTI dropped ranges or saw a different number of kernels.
-  std::vector<RangeValues> profile(const std::function<void()>& launch_kernels,
-                                   std::size_t kernels);
+  // Kernel replay: runs `launch_kernels` (which may synchronize) once and returns one
+  // RangeValues per kernel it launched, in launch order. Up to kSpareRanges kernels beyond
+  // `expected_kernels` are kept; dropped() says how many more were lost.
+  std::vector<RangeValues> profile_kernels(const std::function<void()>& launch_kernels,
+                                           std::size_t expected_kernels);
+
+  struct UserRange {
+    std::string name;
+    std::function<void()> launch;  // enqueues the range's work (repeatable)
+  };
+  // User replay: runs every range once per pass, `before_each` ahead of each range (outside
+  // it); returns one RangeValues per range, in order.
+  std::vector<RangeValues> profile_ranges(const std::vector<UserRange>& ranges,
+                                          const std::function<void()>& before_each);
+
+  // Ranges the last batch could not store.
+  std::size_t dropped() const { return dropped_; }
+
+  static constexpr std::size_t kSpareRanges = 32;
 
  private:
+  void configure(std::size_t max_ranges, bool user_replay);
+  void start();
+  bool stop();  // true when all passes have been submitted
+  void stop_after_error() noexcept;
+  std::vector<RangeValues> decode();
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> metrics_;
   std::string chip_;
   int passes_ = 0;
+  std::size_t dropped_ = 0;
 };
 
 }  // namespace gpulab::cupti

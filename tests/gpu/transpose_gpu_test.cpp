@@ -143,3 +143,34 @@ TEST(TransposeGpu, ProfilerIsReusableAcrossRuns) {
 
 }  // namespace
 }  // namespace gpulab
+
+namespace gpulab {
+namespace {
+
+// 2048 x 2048 floats is 16.8 MB per matrix: input and output fit in the 60 MB L2 together.
+// With an L2 flush before every replay pass the kernel reads its input from DRAM, as a cold
+// launch (and ncu's default) would; with warm replay passes most of it comes from L2.
+TEST(TransposeGpu, CacheControlDecidesDramBytesForL2ResidentData) {
+  GPULAB_REQUIRE_GPU();
+  app::RunSettings s;
+  s.size = 2048;
+  s.variants = "padded";
+  s.repeat = 2;
+  s.cache_control = "all";
+  const auto flushed = run_transpose(s);
+  if (!flushed.device.counters_available) GTEST_SKIP() << flushed.device.counters_unavailable_reason;
+  s.cache_control = "none";
+  const auto warm = run_transpose(s);
+  const auto& f = flushed.variants.at(0);
+  const auto& w = warm.variants.at(0);
+  EXPECT_EQ(f.counters.replay, "user");
+  EXPECT_EQ(w.counters.replay, "kernel");
+  EXPECT_NEAR(derived(f, d::dram_read_over_model), 1.0, 0.05);
+  EXPECT_LT(derived(w, d::dram_read_over_model), 0.8);
+  // Counters that do not depend on the cache agree between the two replay modes.
+  EXPECT_DOUBLE_EQ(raw(f, m::gld_sectors), raw(w, m::gld_sectors));
+  EXPECT_NEAR(raw(f, m::shld_wavefronts), raw(w, m::shld_wavefronts), 0.01 * raw(w, m::shld_wavefronts));
+}
+
+}  // namespace
+}  // namespace gpulab

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs gpulab's build dependencies on Debian or Ubuntu (the CUDA toolkit must already be
+# installed, under /usr/local/cuda). Safe to run again: apt-get skips what is installed.
+set -euo pipefail
+packages=(cmake ninja-build g++ git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "deps.sh: the CUDA toolkit (nvcc) is not installed; install CUDA 13 first" >&2
+  exit 1
+fi
