@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds gpulab on a GPU machine, runs the GPU tests and the transpose measurements, and prints
 # a short summary last. Run from the repository root:
-#   bash scripts/h200_check.sh [OUT_DIR]       (OUT_DIR defaults to $OUT, else /tmp/gpulab-out)
+#   [GPULAB_GIT_SHA=<sha>] bash scripts/h200_check.sh [OUT_DIR]
+# OUT_DIR defaults to $OUT, else /tmp/gpulab-out. GPULAB_GIT_SHA names the revision when the
+# tree was copied without its .git folder.
 # Leaves in OUT_DIR: transpose_h200.json (the report), run.txt, ncu_compare.txt and logs.tgz
 # (everything else), few files because the device tool brings back at most eight.
 set -uo pipefail
@@ -17,7 +19,8 @@ note() { summary+=("$1"); echo "== $1"; }
 
 echo "== build"
 start=$(date +%s)
-if ! { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C $build; } \
+if ! { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+         ${GPULAB_GIT_SHA:+-DGPULAB_GIT_SHA=$GPULAB_GIT_SHA} && ninja -C $build; } \
     >"$logs/build.log" 2>&1; then
   tail -40 "$logs/build.log"
   echo "BUILD FAILED"
