@@ -122,6 +122,21 @@ struct RangeProfiler::Impl {
   std::vector<uint8_t> config_image;
   std::vector<uint8_t> counter_data;
 
+  void enable() {
+    if (target) return;
+    CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    p.ctx = ctx;
+    GPULAB_CUPTI_COUNTERS(cuptiRangeProfilerEnable(&p));
+    target = p.pRangeProfilerObject;
+  }
+  void disable() noexcept {
+    if (!target) return;
+    CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    p.pRangeProfilerObject = target;
+    GPULAB_CUPTI_CHECK_NOEXCEPT(cuptiRangeProfilerDisable(&p));
+    target = nullptr;
+  }
+
   // Adds `names` to a fresh host object and returns CUPTI's verdict (used to find which
   // metric of a rejected list is the unknown one).
   CUptiResult try_metrics(const std::string& chip, const std::vector<std::string>& names) const {
@@ -209,18 +224,12 @@ RangeProfiler::RangeProfiler(int device, std::vector<std::string> metrics)
   GPULAB_CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&passes));
   passes_ = static_cast<int>(passes.numOfPasses);
 
-  CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  enable.ctx = impl_->ctx;
-  GPULAB_CUPTI_COUNTERS(cuptiRangeProfilerEnable(&enable));
-  impl_->target = enable.pRangeProfilerObject;
+  // Enabling now reports missing privileges or a busy profiler before any work is done.
+  impl_->enable();
 }
 
 RangeProfiler::~RangeProfiler() {
-  if (impl_->target) {
-    CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    p.pRangeProfilerObject = impl_->target;
-    GPULAB_CUPTI_CHECK_NOEXCEPT(cuptiRangeProfilerDisable(&p));
-  }
+  impl_->disable();
   if (impl_->host) {
     CUpti_Profiler_Host_Deinitialize_Params p{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
     p.pHostObject = impl_->host;
@@ -233,6 +242,23 @@ RangeProfiler::~RangeProfiler() {
 }
 
 // ---- one profiling batch -------------------------------------------------------------------
+//
+// Each batch enables the range profiler, configures it with a fresh counter-data image, runs,
+// decodes, and disables it again (BatchScope), so that no CUPTI state (and no pointer to a
+// previous counter-data image) outlives its batch. With one object kept enabled across
+// batches, a user-replay batch followed by a kernel-replay batch in one process crashed
+// (SIGSEGV) on the H200.
+
+class RangeProfiler::BatchScope {
+ public:
+  explicit BatchScope(Impl& impl) : impl_(impl) { impl_.enable(); }
+  ~BatchScope() { impl_.disable(); }
+  BatchScope(const BatchScope&) = delete;
+  BatchScope& operator=(const BatchScope&) = delete;
+
+ private:
+  Impl& impl_;
+};
 
 void RangeProfiler::configure(std::size_t max_ranges, bool user_replay) {
   auto names = c_names(metrics_);
@@ -336,6 +362,7 @@ std::vector<RangeValues> RangeProfiler::profile_kernels(const std::function<void
                                                         std::size_t expected_kernels) {
   // Room for more kernels than declared (a library may launch extra ones): the caller
   // compares the count it gets back with what it expected.
+  BatchScope batch(*impl_);
   configure(expected_kernels + kSpareRanges, false);
   start();
   try {
@@ -351,6 +378,7 @@ std::vector<RangeValues> RangeProfiler::profile_kernels(const std::function<void
 std::vector<RangeValues> RangeProfiler::profile_ranges(const std::vector<UserRange>& ranges,
                                                        const std::function<void()>& before_each) {
   if (ranges.empty()) return {};
+  BatchScope batch(*impl_);
   configure(ranges.size(), true);
   // One iteration per pass: CUPTI reports when every pass of the configuration has run.
   for (int pass = 0;; ++pass) {

@@ -87,6 +87,7 @@ class RangeProfiler {
   std::vector<RangeValues> decode();
 
   struct Impl;
+  class BatchScope;
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> metrics_;
   std::string chip_;

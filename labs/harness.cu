@@ -9,11 +9,38 @@
 
 namespace gpulab::labs {
 
-L2Flusher::L2Flusher(std::size_t l2_bytes) : buffer_(2 * l2_bytes) {}
+namespace {
+
+// Reads `n` 16-byte words and writes nothing unless their sum hits a value it never does (the
+// condition keeps the loads alive). Reading twice the L2's size evicts every line, and the
+// dirty lines of the previous kernel are written back now, during the flush, instead of during
+// the kernel that is measured next.
+__global__ void read_to_evict(const uint4* __restrict__ data, std::size_t n, unsigned* sink) {
+  unsigned sum = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = data[i];
+    sum += v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (sum == 0xFFFFFFFFu) *sink = sum;
+}
+
+}  // namespace
+
+// A write-based flush (cudaMemset) would leave L2 full of dirty lines that the next kernel
+// pays to write back: +11% DRAM write bytes and +8% duration in the H200 transpose, measured.
+L2Flusher::L2Flusher(std::size_t l2_bytes)
+    : buffer_((2 * l2_bytes + sizeof(uint4) - 1) / sizeof(uint4)), sink_(1) {
+  GPULAB_CUDA_CHECK(cudaMemset(buffer_.get(), 0x3C, buffer_.bytes()));
+  int device = 0;
+  GPULAB_CUDA_CHECK(cudaGetDevice(&device));
+  GPULAB_CUDA_CHECK(cudaDeviceGetAttribute(&blocks_, cudaDevAttrMultiProcessorCount, device));
+  blocks_ *= 4;
+}
 
 void L2Flusher::flush(cudaStream_t stream) {
-  value_ ^= 1;  // alternate the value so no layer can skip the write as redundant
-  GPULAB_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), value_, buffer_.bytes(), stream));
+  read_to_evict<<<blocks_, 512, 0, stream>>>(buffer_.get(), buffer_.size(), sink_.get());
+  GPULAB_CUDA_CHECK_LAUNCH();
 }
 
 report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launch,

@@ -13,16 +13,18 @@
 
 namespace gpulab::labs {
 
-// Evicts L2 by writing a buffer twice its size (a memset: no kernel of ours, so the counter
-// ranges are not disturbed).
+// Evicts L2 by reading a buffer twice its size with a small kernel. Used outside CUDA events
+// (cold timing) and outside profiler ranges (user replay), never inside kernel replay, where
+// it would be profiled as a kernel of its own.
 class L2Flusher {
  public:
   explicit L2Flusher(std::size_t l2_bytes);
   void flush(cudaStream_t stream);
 
  private:
-  DeviceBuffer<unsigned char> buffer_;
-  int value_ = 0;
+  DeviceBuffer<uint4> buffer_;
+  DeviceBuffer<unsigned> sink_;
+  int blocks_ = 0;
 };
 
 // Times `launch` with a pair of CUDA events around each repetition, after `warmup` untimed
