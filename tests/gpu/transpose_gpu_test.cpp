@@ -167,9 +167,11 @@ TEST(TransposeGpu, CacheControlDecidesDramBytesForL2ResidentData) {
   EXPECT_EQ(w.counters.replay, "kernel");
   EXPECT_NEAR(derived(f, d::dram_read_over_model), 1.0, 0.05);
   EXPECT_LT(derived(w, d::dram_read_over_model), 0.8);
-  // Counters that do not depend on the cache agree between the two replay modes.
+  // Counts that do not depend on the cache agree between the two replay modes. (Wavefronts
+  // beyond the ideal vary a little from run to run: 2% here on the H200.)
   EXPECT_DOUBLE_EQ(raw(f, m::gld_sectors), raw(w, m::gld_sectors));
-  EXPECT_NEAR(raw(f, m::shld_wavefronts), raw(w, m::shld_wavefronts), 0.01 * raw(w, m::shld_wavefronts));
+  EXPECT_DOUBLE_EQ(raw(f, m::shld_inst), raw(w, m::shld_inst));
+  EXPECT_NEAR(raw(f, m::shld_wavefronts), raw(w, m::shld_wavefronts), 0.05 * raw(w, m::shld_wavefronts));
 }
 
 }  // namespace
