@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "cupti/metric_catalogue.hpp"
 #include "reports/format.hpp"
 #include "reports/report_json.hpp"
 #include "reports/table.hpp"
@@ -42,16 +43,30 @@ std::string info_text(const report::DeviceInfo& d) {
 CLI::App* add_info(CLI::App& root, InfoOptions& options) {
   auto* cmd = root.add_subcommand("info", "Show the GPU, its measured roofs and counter access");
   cmd->add_flag("--json", options.json, "Print JSON instead of text");
+  cmd->add_option("--check-metrics", options.check_metrics,
+                  "Check which metrics of a set (or list) this device supports");
   return cmd;
 }
 
 int run_info(const InfoOptions& options, Session& session, Io& io) {
+  const auto names = options.check_metrics.empty() ? std::vector<std::string>{}
+                                                   : metrics::resolve(options.check_metrics);
   session.probe_counters();
   const auto& device = session.device();
+  std::optional<std::vector<std::string>> unsupported;
+  if (!names.empty()) unsupported = session.unsupported_metrics(names);
+
   if (options.json) {
-    io.out << report::to_json(device).dump(2) << "\n";
-  } else {
-    io.out << info_text(device);
+    auto json = report::to_json(device);
+    if (unsupported) json["unsupported_metrics"] = *unsupported;
+    io.out << json.dump(2) << "\n";
+    return 0;
+  }
+  io.out << info_text(device);
+  if (unsupported) {
+    io.out << fmt::format("metrics: {} of {} supported\n", names.size() - unsupported->size(),
+                          names.size());
+    for (const auto& name : *unsupported) io.out << "  unsupported: " << name << "\n";
   }
   return 0;
 }

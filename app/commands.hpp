@@ -22,6 +22,7 @@ int run_list(const ListOptions& options, Io& io);
 
 struct InfoOptions {
   bool json = false;
+  std::string check_metrics;  // a metric set or list to check for support on this device
 };
 CLI::App* add_info(CLI::App& root, InfoOptions& options);
 int run_info(const InfoOptions& options, Session& session, Io& io);

@@ -50,4 +50,11 @@ void Session::probe_counters() {
   profiler({metrics::name::duration}, why_not);
 }
 
+std::optional<std::vector<std::string>> Session::unsupported_metrics(
+    const std::vector<std::string>& names) {
+  probe_counters();
+  if (!profiler_) return std::nullopt;
+  return profiler_->unsupported(names);
+}
+
 }  // namespace gpulab::app

@@ -35,8 +35,12 @@ class Session {
   // info records that too.
   cupti::RangeProfiler* profiler(const std::vector<std::string>& metrics, std::string& why_not);
 
-  // Probes whether counters can be read at all (for `info`), without keeping a profiler.
+  // Probes whether counters can be read at all (for `info`).
   void probe_counters();
+
+  // The metrics of `names` the device's CUPTI does not support; nullopt when counters are
+  // unavailable altogether.
+  std::optional<std::vector<std::string>> unsupported_metrics(const std::vector<std::string>& names);
 
  private:
   int device_index_;

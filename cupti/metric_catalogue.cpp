@@ -8,6 +8,7 @@ namespace gpulab::metrics {
 namespace {
 
 using U = Unit;
+using G = Group;
 
 // Order = the order text reports print rows in: time, DRAM, global, shared, local, execution.
 const std::vector<MetricTraits> kCatalogue = {
@@ -35,11 +36,38 @@ const std::vector<MetricTraits> kCatalogue = {
     {name::inst_executed, "inst_executed", U::count, "warp instructions executed"},
     {name::l1_hit_pct, "l1_hit_pct", U::percent, "L1/TEX sector hit rate"},
     {name::l2_hit_pct, "l2_hit_pct", U::percent, "L2 sector hit rate (GH100's split L2 reads low; cross-check DRAM bytes)"},
+    // memory: instruction mix and atomics
+    {name::gld_inst, "gld_inst", U::count, "global load warp instructions executed", G::memory},
+    {name::gst_inst, "gst_inst", U::count, "global store warp instructions executed", G::memory},
+    {name::atom_requests, "atom_requests", U::count, "global atomic requests that return a value (ATOM)", G::memory},
+    {name::red_requests, "red_requests", U::count, "global reductions without a return value (RED)", G::memory},
+    {name::l2_bytes, "l2_bytes", U::bytes, "bytes moved through L2 (all requests)", G::memory},
+    // stalls: why warps did not issue, in warp cycles per issued instruction
+    {name::warp_latency, "warp_latency", U::ratio, "warp cycles per issued instruction, all reasons", G::stalls},
+    {name::stall_long_scoreboard, "stall_long_scoreboard", U::ratio, "stalled on global/local memory (L1TEX) results", G::stalls},
+    {name::stall_short_scoreboard, "stall_short_scoreboard", U::ratio, "stalled on shared memory and special-function results", G::stalls},
+    {name::stall_barrier, "stall_barrier", U::ratio, "stalled on __syncthreads", G::stalls},
+    {name::stall_membar, "stall_membar", U::ratio, "stalled on memory fences", G::stalls},
+    {name::stall_lg_throttle, "stall_lg_throttle", U::ratio, "stalled on a full local/global memory instruction queue", G::stalls},
+    {name::stall_mio_throttle, "stall_mio_throttle", U::ratio, "stalled on a full memory-input/output queue (shared memory, special math)", G::stalls},
+    {"smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio", "stall_math_pipe_throttle", U::ratio, "stalled on a busy math pipe", G::stalls},
+    {"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio", "stall_wait", U::ratio, "stalled on fixed-latency dependencies", G::stalls},
+    {"smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio", "stall_not_selected", U::ratio, "stalled on another eligible warp being picked", G::stalls},
+    {"smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio", "stall_no_instruction", U::ratio, "stalled on instruction fetch", G::stalls},
+    {"smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio", "stall_imc_miss", U::ratio, "stalled on immediate constant cache misses", G::stalls},
+    {"smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio", "stall_branch_resolving", U::ratio, "stalled on branch target computation", G::stalls},
+    {"smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio", "stall_dispatch_stall", U::ratio, "stalled on the dispatcher", G::stalls},
+    {"smsp__average_warps_issue_stalled_drain_per_issue_active.ratio", "stall_drain", U::ratio, "stalled on memory drain at exit", G::stalls},
+    {"smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio", "stall_sleeping", U::ratio, "stalled on nanosleep or warp-level yield", G::stalls},
+    {"smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio", "stall_tex_throttle", U::ratio, "stalled on a full texture queue", G::stalls},
+    {"smsp__average_warps_issue_stalled_misc_per_issue_active.ratio", "stall_misc", U::ratio, "stalled on miscellaneous reasons", G::stalls},
 };
 
-std::vector<std::string> all_names() {
+
+std::vector<std::string> names_in(std::initializer_list<Group> groups) {
   std::vector<std::string> names;
-  for (const auto& m : kCatalogue) names.emplace_back(m.name);
+  for (const auto& m : kCatalogue)
+    if (std::find(groups.begin(), groups.end(), m.group) != groups.end()) names.emplace_back(m.name);
   return names;
 }
 
@@ -60,7 +88,7 @@ const MetricTraits* find(std::string_view name) {
   return it == kCatalogue.end() ? nullptr : &*it;
 }
 
-std::vector<std::string> set_names() { return {"basic", "none"}; }
+std::vector<std::string> set_names() { return {"basic", "stalls", "full", "none"}; }
 
 bool is_set_name(std::string_view spec) {
   const auto sets = set_names();
@@ -68,9 +96,12 @@ bool is_set_name(std::string_view spec) {
 }
 
 std::vector<std::string> metric_set(std::string_view set_name) {
-  if (set_name == "basic") return all_names();
+  if (set_name == "basic") return names_in({G::basic});
+  if (set_name == "stalls") return names_in({G::basic, G::stalls});
+  if (set_name == "full") return names_in({G::basic, G::memory, G::stalls});
   if (set_name == "none") return {};
-  throw UsageError("unknown metric set '" + std::string(set_name) + "' (known: basic, none)");
+  throw UsageError("unknown metric set '" + std::string(set_name) +
+                   "' (known: basic, stalls, full, none)");
 }
 
 std::vector<std::string> resolve(std::string_view spec) {
@@ -88,8 +119,8 @@ std::vector<std::string> resolve(std::string_view spec) {
       names.emplace_back(item);  // a Perfworks name outside the catalogue: CUPTI decides
     } else {
       throw UsageError("unknown metric '" + std::string(item) +
-                       "': give a metric set (basic, none), short names from `gpulab list "
-                       "--metrics`, or full CUPTI names");
+                       "': give a metric set (basic, stalls, full, none), short names from "
+                       "`gpulab list --metrics`, or full CUPTI names");
     }
   }
   if (names.empty()) throw UsageError("--metrics names no metric");

@@ -14,11 +14,16 @@ namespace gpulab::metrics {
 // fraction: 0..1, printed as a percentage; bytes_per_second: printed as GB/s.
 enum class Unit { nanoseconds, bytes, percent, count, ratio, fraction, bytes_per_second };
 
+// Which metric sets include a metric: `basic` = Group::basic; `stalls` = basic + stalls;
+// `full` = every group.
+enum class Group { basic, memory, stalls };
+
 struct MetricTraits {
   const char* name;        // CUPTI / ncu metric name
   const char* short_name;  // column label in text reports
   Unit unit;
   const char* description;
+  Group group = Group::basic;
 };
 
 // All known metrics, in the order text reports list them.
@@ -27,7 +32,7 @@ const std::vector<MetricTraits>& catalogue();
 // Looks a metric up by its CUPTI name or its short name; nullptr when unknown.
 const MetricTraits* find(std::string_view name);
 
-// Names of the metric sets ("basic", "none").
+// Names of the metric sets ("basic", "stalls", "full", "none").
 std::vector<std::string> set_names();
 
 // True when `spec` names a metric set rather than listing metrics.
@@ -64,6 +69,26 @@ inline constexpr const char* threads_per_inst = "smsp__thread_inst_executed_per_
 inline constexpr const char* l1_hit_pct = "l1tex__t_sector_hit_rate.pct";
 inline constexpr const char* l2_hit_pct = "lts__t_sector_hit_rate.pct";
 inline constexpr const char* inst_executed = "smsp__inst_executed.sum";
+inline constexpr const char* gld_inst = "smsp__inst_executed_op_global_ld.sum";
+inline constexpr const char* gst_inst = "smsp__inst_executed_op_global_st.sum";
+inline constexpr const char* atom_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum";
+inline constexpr const char* red_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum";
+inline constexpr const char* l2_bytes = "lts__t_bytes.sum";
+inline constexpr const char* warp_latency = "smsp__average_warp_latency_per_inst_issued.ratio";
+// Stall reasons, as warp cycles per issued instruction; the full name of reason R is
+// smsp__average_warps_issue_stalled_R_per_issue_active.ratio.
+inline constexpr const char* stall_long_scoreboard =
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio";
+inline constexpr const char* stall_barrier =
+    "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio";
+inline constexpr const char* stall_membar =
+    "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio";
+inline constexpr const char* stall_lg_throttle =
+    "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio";
+inline constexpr const char* stall_mio_throttle =
+    "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio";
+inline constexpr const char* stall_short_scoreboard =
+    "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio";
 }  // namespace name
 
 }  // namespace gpulab::metrics

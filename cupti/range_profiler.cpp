@@ -228,6 +228,13 @@ RangeProfiler::RangeProfiler(int device, std::vector<std::string> metrics)
   impl_->enable();
 }
 
+std::vector<std::string> RangeProfiler::unsupported(const std::vector<std::string>& names) const {
+  std::vector<std::string> out;
+  for (const auto& name : names)
+    if (impl_->try_metrics(chip_, {name}) != CUPTI_SUCCESS) out.push_back(name);
+  return out;
+}
+
 RangeProfiler::~RangeProfiler() {
   impl_->disable();
   if (impl_->host) {

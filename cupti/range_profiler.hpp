@@ -74,6 +74,9 @@ class RangeProfiler {
   std::vector<RangeValues> profile_ranges(const std::vector<UserRange>& ranges,
                                           const std::function<void()>& before_each);
 
+  // The metrics of `names` that this chip's CUPTI does not know (checked one by one).
+  std::vector<std::string> unsupported(const std::vector<std::string>& names) const;
+
   // Ranges the last batch could not store.
   std::size_t dropped() const { return dropped_; }
 

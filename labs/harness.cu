@@ -67,6 +67,7 @@ void poison(void* ptr, std::size_t bytes, cudaStream_t stream) {
 }
 
 report::StaticAttributes static_attributes(const KernelLaunch& launch, int max_warps_per_sm) {
+  if (launch.function == nullptr) return {};  // a library's kernel: nothing to ask about
   cudaFuncAttributes attr{};
   GPULAB_CUDA_CHECK(cudaFuncGetAttributes(&attr, launch.function));
   const int threads = static_cast<int>(launch.block.x * launch.block.y * launch.block.z);

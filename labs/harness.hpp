@@ -36,7 +36,8 @@ report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launc
 // Fills `bytes` bytes with 0xFF: as float, a NaN that no correct kernel writes.
 void poison(void* ptr, std::size_t bytes, cudaStream_t stream);
 
-// Registers, local memory, shared memory and theoretical occupancy of one launch.
+// Registers, local memory, shared memory and theoretical occupancy of one launch (all zero
+// when the launch has no function pointer).
 report::StaticAttributes static_attributes(const KernelLaunch& launch, int max_warps_per_sm);
 
 // Throws UsageError when `bytes` more device memory would not fit in what is free now.

@@ -55,7 +55,8 @@ struct LabSpec {
 // lets the harness read the kernel's static attributes (registers, shared memory, occupancy).
 struct KernelLaunch {
   std::string name;
-  const void* function;  // the __global__ function
+  const void* function;  // the __global__ function; nullptr for a library's kernel (cuBLAS,
+                         // CUB), whose attributes are then not reported
   dim3 grid;
   dim3 block;
   std::size_t dynamic_shared_bytes = 0;

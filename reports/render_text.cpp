@@ -115,23 +115,44 @@ std::string header(const Report& r) {
   return out + "\n";
 }
 
+std::string flop_rate(double flops_per_second) {
+  return fmtx::number(flops_per_second / 1e12) + " TFLOP/s";
+}
+
+const Variant* reference_variant(const Report& r) {
+  for (const auto& v : r.variants)
+    if (v.role == Role::reference && v.timing.median > 0) return &v;
+  return nullptr;
+}
+
+// Columns appear only when they say something: FLOP/s when the lab does arithmetic, "of ref"
+// when a reference implementation (cuBLAS, CUB) was timed.
 std::string timing_table(const Report& r) {
-  TextTable table({"variant", "role", "check", "median", "min", "max", "eff. bandwidth",
-                   "of roof", "speedup"},
-                  3);
+  const bool flops = r.work.flops > 0;
+  const Variant* ref = reference_variant(r);
+  std::vector<std::string> head{"variant", "role", "check", "median", "min", "max",
+                                "eff. bandwidth", "of roof"};
+  if (flops) head.push_back("compute");
+  head.push_back("speedup");
+  if (ref) head.push_back("of " + ref->name);
+  TextTable table(head, 3);
   for (const auto& v : r.variants) {
     if (v.status == VariantStatus::skipped) {
       table.add_row({v.name, to_string(v.role), "skipped"});
       continue;
     }
     const auto& t = v.timing;
-    const bool timed = t.repeat > 0;
-    table.add_row({v.name, to_string(v.role), to_string(v.check.status),
-                   timed ? fmtx::seconds(t.median) : "-", timed ? fmtx::seconds(t.min) : "-",
-                   timed ? fmtx::seconds(t.max) : "-",
-                   v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
-                   v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-",
-                   v.speedup > 0 ? fmtx::ratio(v.speedup) : "-"});
+    const bool timed = t.repeat > 0 && t.median > 0;
+    std::vector<std::string> row{
+        v.name, to_string(v.role), to_string(v.check.status),
+        timed ? fmtx::seconds(t.median) : "-", timed ? fmtx::seconds(t.min) : "-",
+        timed ? fmtx::seconds(t.max) : "-",
+        v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
+        v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-"};
+    if (flops) row.push_back(timed ? flop_rate(r.work.flops / t.median) : "-");
+    row.push_back(v.speedup > 0 ? fmtx::ratio(v.speedup) : "-");
+    if (ref) row.push_back(timed ? fmtx::percent(ref->timing.median / t.median) : "-");
+    table.add_row(row);
   }
   std::string out = table.render();
   if (const auto* first = r.variants.empty() ? nullptr : &r.variants.front();

@@ -1,0 +1,65 @@
+// Text rendering of synthetic reports (inputs chosen for the layout, not measurements).
+#include <gtest/gtest.h>
+
+#include "reports/render_text.hpp"
+
+namespace gpulab::report {
+namespace {
+
+Variant timed(const std::string& name, Role role, double median) {
+  Variant v;
+  v.name = name;
+  v.role = role;
+  v.check.status = CheckStatus::passed;
+  v.timing.repeat = 3;
+  v.timing.median = v.timing.min = v.timing.max = median;
+  return v;
+}
+
+Report matmul_like() {
+  Report r;
+  r.lab = {"mm", "t", "s"};
+  r.device.name = "GPU";
+  r.work = {0, 0, 2e12};
+  r.variants = {timed("naive", Role::baseline, 1.0), timed("fast", Role::optimized, 0.1),
+                timed("lib", Role::reference, 0.05)};
+  return r;
+}
+
+TEST(RenderText, ComputeAndReferenceColumnsOnlyWhenMeaningful) {
+  const std::string text = render_text(matmul_like());
+  EXPECT_NE(text.find("compute"), std::string::npos);
+  EXPECT_NE(text.find("20.0 TFLOP/s"), std::string::npos) << text;  // 2e12 / 0.1 s
+  EXPECT_NE(text.find("of lib"), std::string::npos);
+  EXPECT_NE(text.find("50.0%"), std::string::npos) << text;  // 0.05 / 0.1
+
+  Report plain = matmul_like();
+  plain.work = {1e9, 1e9, 0};
+  plain.variants.pop_back();
+  const std::string no_extras = render_text(plain);
+  EXPECT_EQ(no_extras.find("compute"), std::string::npos);
+  EXPECT_EQ(no_extras.find("of lib"), std::string::npos);
+}
+
+TEST(RenderText, FailedAndSkippedVariantsAreExplained) {
+  Report r = matmul_like();
+  r.variants[1].check.status = CheckStatus::failed;
+  r.variants[1].check.message = "3 of 9 elements differ";
+  r.variants[2].status = VariantStatus::skipped;
+  r.variants[2].skip_reason = "needs 2 GPUs";
+  const std::string text = render_text(r);
+  EXPECT_NE(text.find("check failed: fast: 3 of 9 elements differ"), std::string::npos) << text;
+  EXPECT_NE(text.find("skipped: lib: needs 2 GPUs"), std::string::npos) << text;
+}
+
+TEST(RenderText, CountersMissingSaysWhy) {
+  Report r = matmul_like();
+  for (auto& v : r.variants) v.counters.note = "counters unavailable (no permission)";
+  r.warnings.push_back("counters unavailable (no permission); timing is reported without them");
+  const std::string text = render_text(r);
+  EXPECT_NE(text.find("counters: not collected: counters unavailable"), std::string::npos);
+  EXPECT_NE(text.find("warning: counters unavailable"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpulab::report
