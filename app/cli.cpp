@@ -19,9 +19,11 @@ int dispatch(const std::vector<std::string>& args, Session& session, Io& io) {
   ListOptions list;
   InfoOptions info;
   RunOptions run;
+  CompareOptions compare;
   CLI::App* list_cmd = add_list(app, list);
   CLI::App* info_cmd = add_info(app, info);
   CLI::App* run_cmd = add_run(app, run);
+  CLI::App* compare_cmd = add_compare(app, compare);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
@@ -41,6 +43,7 @@ int dispatch(const std::vector<std::string>& args, Session& session, Io& io) {
     if (list_cmd->parsed()) return run_list(list, io);
     if (info_cmd->parsed()) return run_info(info, session, io);
     if (run_cmd->parsed()) return run_run(run, session, io, args);
+    if (compare_cmd->parsed()) return run_compare(compare, io);
     io.out << app.help();
     return static_cast<int>(ExitCode::ok);
   } catch (const Error& e) {

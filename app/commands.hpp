@@ -3,6 +3,7 @@
 // exit code. Commands stay thin: the work lives in Session, labs/ and reports/.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,15 @@ struct RunOptions {
 };
 CLI::App* add_run(CLI::App& root, RunOptions& options);
 int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv);
+
+struct CompareOptions {
+  std::vector<std::string> files;
+  std::string variants;  // "A,B": two variants of one report
+  std::string format = "text";
+  std::optional<double> fail_on_regression;  // percent
+  std::string metrics;
+};
+CLI::App* add_compare(CLI::App& root, CompareOptions& options);
+int run_compare(const CompareOptions& options, Io& io);
 
 }  // namespace gpulab::app

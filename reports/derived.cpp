@@ -62,6 +62,12 @@ const DerivedTraits* find_derived(const std::string& name) {
   return it == kDerived.end() ? nullptr : &*it;
 }
 
+metrics::Unit unit_of(const std::string& name) {
+  if (const auto* raw = metrics::find(name)) return raw->unit;
+  if (const auto* derived = find_derived(name)) return derived->unit;
+  return metrics::Unit::ratio;
+}
+
 std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* model) {
   const auto& raw = kernel.metrics;
   std::map<std::string, double> out;

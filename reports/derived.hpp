@@ -41,6 +41,9 @@ struct DerivedTraits {
 const std::vector<DerivedTraits>& derived_catalogue();
 const DerivedTraits* find_derived(const std::string& name);
 
+// The unit of a raw (catalogue) or derived metric; ratio for names gpulab does not know.
+metrics::Unit unit_of(const std::string& name);
+
 // Derives one kernel's metrics. `model` is the work of the whole variant: pass it only when the
 // kernel is the variant's only kernel, otherwise the model ratios would be meaningless.
 std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* model);

@@ -26,7 +26,7 @@ std::string sig3(double v) {
   if (a >= 100) return fmt::format("{:.0f}", v);
   if (a >= 10) return fmt::format("{:.1f}", v);
   if (a >= 1) return fmt::format("{:.2f}", v);
-  return fmt::format("{:.3g}", v);
+  return fmt::format("{:#.3g}", v);  // '#' keeps trailing zeros: 0.500, not 0.5
 }
 
 // Picks the largest prefix that keeps the mantissa >= 1.

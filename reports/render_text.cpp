@@ -77,14 +77,12 @@ std::optional<std::string> cell(const Kernel& k, Source source, const std::strin
     case Source::raw: {
       auto it = k.metrics.find(key);
       if (it == k.metrics.end()) return std::nullopt;
-      const auto* traits = metrics::find(key);
-      return traits ? fmtx::metric(it->second, traits->unit) : fmtx::number(it->second);
+      return fmtx::metric(it->second, unit_of(key));
     }
     case Source::derived: {
       auto it = k.derived.find(key);
       if (it == k.derived.end()) return std::nullopt;
-      const auto* traits = find_derived(key);
-      return traits ? fmtx::metric(it->second, traits->unit) : fmtx::number(it->second);
+      return fmtx::metric(it->second, unit_of(key));
     }
     case Source::attribute: return attribute_cell(k, key);
   }

@@ -44,4 +44,22 @@ std::string TextTable::render() const {
   return out;
 }
 
+std::string TextTable::render_markdown() const {
+  auto escape = [](const std::string& cell) {
+    std::string out;
+    for (char c : cell) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
+  };
+  auto emit = [&](const std::vector<std::string>& row) {
+    std::string line = "|";
+    for (const auto& cell : row) line += " " + escape(cell) + " |";
+    return line + "\n";
+  };
+  std::string out = emit(header_) + "|";
+  for (std::size_t c = 0; c < header_.size(); ++c) out += c < left_aligned_ ? "---|" : "---:|";
+  out += "\n";
+  for (const auto& row : rows_) out += emit(row);
+  return out;
+}
+
 }  // namespace gpulab

@@ -13,6 +13,8 @@ class TextTable {
   void add_row(std::vector<std::string> cells);
   bool empty() const { return rows_.empty(); }
   std::string render() const;
+  // The same table in GitHub-flavoured Markdown (right-aligned number columns).
+  std::string render_markdown() const;
 
  private:
   std::vector<std::string> header_;

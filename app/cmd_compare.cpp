@@ -1,0 +1,114 @@
+// `gpulab compare`: two reports (before/after, machine vs machine), two variants of one report,
+// or several reports against the first. No GPU needed.
+#include <fmt/format.h>
+
+#include "app/commands.hpp"
+#include "cupti/metric_catalogue.hpp"
+#include "reports/derived.hpp"
+#include "reports/errors.hpp"
+#include "reports/render_compare.hpp"
+#include "reports/report_json.hpp"
+
+namespace gpulab::app {
+namespace {
+
+// Metric names for --metrics: catalogue names or short names, derived names, or CUPTI names.
+std::vector<std::string> compare_metric_names(const std::string& list) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const auto comma = list.find(',', start);
+    const std::string item =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) {
+      if (const auto* raw = metrics::find(item)) {
+        names.emplace_back(raw->name);
+      } else if (report::find_derived(item) || item.find("__") != std::string::npos) {
+        names.push_back(item);
+      } else {
+        throw UsageError(fmt::format(
+            "--metrics: unknown metric '{}' (see gpulab list --metrics)", item));
+      }
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (names.empty()) throw UsageError("--metrics names no metric");
+  return names;
+}
+
+std::pair<std::string, std::string> variant_pair(const std::string& text) {
+  const auto comma = text.find(',');
+  if (comma == std::string::npos || comma == 0 || comma + 1 == text.size() ||
+      text.find(',', comma + 1) != std::string::npos)
+    throw UsageError(fmt::format("--variants '{}': expected two names, A,B", text));
+  return {text.substr(0, comma), text.substr(comma + 1)};
+}
+
+}  // namespace
+
+CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
+  auto* cmd = root.add_subcommand(
+      "compare", "Compare reports: A B (before/after), A B C... (against A), or one with --variants");
+  cmd->add_option("reports", options.files, "Report files written by gpulab run --json")
+      ->required();
+  cmd->add_option("--variants", options.variants, "Compare two variants of one report: A,B");
+  cmd->add_option("--format,-f", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  cmd->add_option("--fail-on-regression", options.fail_on_regression,
+                  "Exit 5 when a variant is slower than the first report by more than PCT "
+                  "percent, outside noise")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_option("--metrics", options.metrics,
+                  "Metrics to compare (comma-separated; default: DRAM bytes, sectors/request, "
+                  "excess wavefronts, local bytes, occupancy, throughput)");
+  return cmd;
+}
+
+int run_compare(const CompareOptions& options, Io& io) {
+  report::CompareOptions compare_options;
+  if (!options.metrics.empty()) compare_options.metrics = compare_metric_names(options.metrics);
+  if (!options.variants.empty() && options.files.size() != 1)
+    throw UsageError("--variants compares two variants of ONE report; give one file");
+  if (options.variants.empty() && options.files.size() < 2)
+    throw UsageError("compare needs two or more reports, or one report and --variants A,B");
+
+  std::vector<report::Report> reports;
+  for (const auto& file : options.files) reports.push_back(report::load_report(file));
+
+  std::vector<report::Comparison> comparisons;
+  if (!options.variants.empty()) {
+    const auto [a, b] = variant_pair(options.variants);
+    comparisons.push_back(
+        report::compare_variants(reports[0], a, b, options.files[0], compare_options));
+  } else {
+    for (std::size_t i = 1; i < reports.size(); ++i)
+      comparisons.push_back(report::compare_reports(reports[0], reports[i], options.files[0],
+                                                    options.files[i], compare_options));
+  }
+
+  if (options.format == "json") {
+    io.out << report::comparison_json(comparisons).dump(2) << "\n";
+  } else {
+    const auto style =
+        options.format == "markdown" ? report::TableStyle::markdown : report::TableStyle::text;
+    io.out << (comparisons.size() == 1 ? report::render_comparison(comparisons[0], style)
+                                       : report::render_comparison_table(comparisons, style));
+  }
+
+  if (!options.fail_on_regression) return 0;
+  int code = 0;
+  for (const auto& c : comparisons) {
+    for (const auto* v : c.regressions(*options.fail_on_regression)) {
+      io.err << fmt::format("gpulab: regression: {} {} is {:.1f}% slower in {} (limit {}%, noise "
+                            "±{:.1f}%)\n",
+                            v->lab, v->variant_b, v->change * 100.0, c.label_b,
+                            *options.fail_on_regression, v->noise * 100.0);
+      code = static_cast<int>(ExitCode::regression);
+    }
+  }
+  return code;
+}
+
+}  // namespace gpulab::app

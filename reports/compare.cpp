@@ -1,0 +1,236 @@
+#include "reports/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cupti/metric_catalogue.hpp"
+#include "reports/derived.hpp"
+#include "reports/errors.hpp"
+
+namespace gpulab::report {
+namespace {
+
+namespace m = metrics::name;
+namespace d = derived;
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::optional<double> value_of(const Kernel& k, const std::string& name) {
+  if (auto it = k.metrics.find(name); it != k.metrics.end()) return it->second;
+  if (auto it = k.derived.find(name); it != k.derived.end()) return it->second;
+  return std::nullopt;
+}
+
+std::string label_of(const std::string& name) {
+  if (const auto* traits = metrics::find(name)) return traits->short_name;
+  return name;
+}
+
+MetricDelta delta(const std::string& name, const Kernel* a, const Kernel* b) {
+  MetricDelta out;
+  out.name = name;
+  out.label = label_of(name);
+  if (a) out.a = value_of(*a, name);
+  if (b) out.b = value_of(*b, name);
+  if (out.a && !out.b) {
+    out.verdict = Verdict::removed;
+  } else if (!out.a && out.b) {
+    out.verdict = Verdict::added;
+  } else if (out.a && out.b) {
+    const double diff = *out.b - *out.a;
+    if (*out.a != 0) out.change = diff / std::fabs(*out.a);
+    const bool same = *out.a == 0 ? *out.b == 0 : std::fabs(out.change) <= metric_tolerance(name);
+    out.verdict = same ? Verdict::same : Verdict::changed;
+  }
+  return out;
+}
+
+KernelDelta kernel_delta(const Kernel* a, const Kernel* b, const CompareOptions& options) {
+  KernelDelta out;
+  out.name = a ? a->name : b->name;
+  out.name_b = b ? b->name : "";
+  const auto names = options.metrics.empty() ? default_compare_metrics() : options.metrics;
+  for (const auto& name : names) {
+    auto md = delta(name, a, b);
+    if (md.a || md.b) out.metrics.push_back(std::move(md));
+  }
+  return out;
+}
+
+// Kernels matched by name, then by order among kernels of the same name; with
+// `by_order` (two different variants), by launch order alone.
+std::vector<KernelDelta> kernel_deltas(const Variant* a, const Variant* b, bool by_order,
+                                       const CompareOptions& options) {
+  std::vector<KernelDelta> out;
+  const std::size_t na = a ? a->kernels.size() : 0, nb = b ? b->kernels.size() : 0;
+  if (by_order) {
+    for (std::size_t i = 0; i < std::max(na, nb); ++i)
+      out.push_back(kernel_delta(i < na ? &a->kernels[i] : nullptr,
+                                 i < nb ? &b->kernels[i] : nullptr, options));
+    return out;
+  }
+  std::vector<bool> used(nb, false);
+  for (std::size_t i = 0; i < na; ++i) {
+    const Kernel* match = nullptr;
+    for (std::size_t j = 0; j < nb && !match; ++j) {
+      if (!used[j] && b->kernels[j].name == a->kernels[i].name) {
+        used[j] = true;
+        match = &b->kernels[j];
+      }
+    }
+    out.push_back(kernel_delta(&a->kernels[i], match, options));
+  }
+  for (std::size_t j = 0; j < nb; ++j)
+    if (!used[j]) out.push_back(kernel_delta(nullptr, &b->kernels[j], options));
+  return out;
+}
+
+VariantComparison compare_variant(const std::string& lab, const Variant* a, const Variant* b,
+                                  bool by_order, const CompareOptions& options) {
+  VariantComparison out;
+  out.lab = lab;
+  out.variant_a = a ? a->name : "";
+  out.variant_b = b ? b->name : "";
+  const bool timed_a = a && a->timing.median > 0, timed_b = b && b->timing.median > 0;
+  if (timed_a) out.time_a = a->timing;
+  if (timed_b) out.time_b = b->timing;
+  if (!a) {
+    out.verdict = Verdict::added;
+  } else if (!b) {
+    out.verdict = Verdict::removed;
+  } else if (timed_a && timed_b) {
+    out.change = (b->timing.median - a->timing.median) / a->timing.median;
+    out.speedup = a->timing.median / b->timing.median;
+    const double spread = std::hypot(relative_spread(a->timing), relative_spread(b->timing));
+    out.noise = std::max(kNoiseSigmas * spread, kNoiseFloor);
+    if (std::fabs(out.change) <= out.noise) {
+      out.verdict = Verdict::same;
+    } else {
+      out.verdict = out.change < 0 ? Verdict::faster : Verdict::slower;
+    }
+  }
+  out.kernels = kernel_deltas(a, b, by_order, options);
+  return out;
+}
+
+void warn_about_differences(const Report& a, const Report& b, Comparison& c) {
+  if (a.device.name != b.device.name) {
+    c.warnings.push_back(fmt::format("different devices ({} vs {}): differences include the "
+                                     "hardware, not only the code",
+                                     a.device.name, b.device.name));
+  }
+  if (a.tool.version != b.tool.version) {
+    c.warnings.push_back(fmt::format("different gpulab versions ({} vs {})", a.tool.version,
+                                     b.tool.version));
+  }
+  if (a.lab.name != b.lab.name) {
+    c.warnings.push_back(
+        fmt::format("different labs ({} vs {}): variants are matched by name", a.lab.name,
+                    b.lab.name));
+  } else if (a.params != b.params) {
+    std::string pa, pb;
+    for (const auto& [k, v] : a.params) pa += fmt::format("{}{}={}", pa.empty() ? "" : " ", k, v);
+    for (const auto& [k, v] : b.params) pb += fmt::format("{}{}={}", pb.empty() ? "" : " ", k, v);
+    c.warnings.push_back(fmt::format("different parameters ({} vs {})", pa, pb));
+  }
+}
+
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::same: return "same";
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::changed: return "changed";
+    case Verdict::added: return "added";
+    case Verdict::removed: return "removed";
+  }
+  return "?";
+}
+
+std::vector<std::string> default_compare_metrics() {
+  return {m::duration,
+          d::dram_bytes,
+          m::dram_read,
+          d::dram_read_over_model,
+          d::gld_sectors_per_request,
+          d::gst_sectors_per_request,
+          d::shared_excess_wavefronts,
+          d::local_bytes,
+          d::achieved_occupancy,
+          m::dram_pct,
+          m::sm_pct};
+}
+
+double metric_tolerance(const std::string& name) {
+  // DRAM writes depend on when L2 writes lines back: ~10% between identical runs.
+  if (name == m::dram_write || name == d::dram_bytes || name == d::dram_write_over_model ||
+      name == d::dram_over_model || name == d::dram_bandwidth)
+    return 0.12;
+  // Wavefronts beyond the ideal vary a few percent between runs (H200: up to 5%).
+  if (name == d::shared_excess_wavefronts) return 0.10;
+  // Durations under replay, throughputs, occupancy and hit rates depend on clocks and timing.
+  if (name == m::duration || name == m::dram_pct || name == m::sm_pct ||
+      name == m::warps_active_pct || name == d::achieved_occupancy || name == d::occupancy_ratio ||
+      name == m::l1_hit_pct || name == m::l2_hit_pct)
+    return 0.05;
+  // Counts of deterministic work: sectors, requests, instructions, bytes read.
+  return 0.02;
+}
+
+double relative_spread(const TimingStats& t) {
+  if (t.median <= 0) return 0;
+  if (t.samples.size() >= 3) {
+    const double med = median_of(t.samples);
+    std::vector<double> dev;
+    for (double s : t.samples) dev.push_back(std::fabs(s - med));
+    return 1.4826 * median_of(dev) / t.median;
+  }
+  return t.stddev / t.median;
+}
+
+std::vector<const VariantComparison*> Comparison::regressions(double percent) const {
+  std::vector<const VariantComparison*> out;
+  for (const auto& v : variants)
+    if (v.verdict == Verdict::slower && v.change * 100.0 > percent) out.push_back(&v);
+  return out;
+}
+
+Comparison compare_reports(const Report& a, const Report& b, const std::string& label_a,
+                           const std::string& label_b, const CompareOptions& options) {
+  Comparison c;
+  c.label_a = label_a;
+  c.label_b = label_b;
+  warn_about_differences(a, b, c);
+  for (const auto& va : a.variants)
+    c.variants.push_back(compare_variant(a.lab.name, &va, b.find_variant(va.name), false, options));
+  for (const auto& vb : b.variants)
+    if (!a.find_variant(vb.name))
+      c.variants.push_back(compare_variant(b.lab.name, nullptr, &vb, false, options));
+  return c;
+}
+
+Comparison compare_variants(const Report& report, const std::string& variant_a,
+                            const std::string& variant_b, const std::string& label,
+                            const CompareOptions& options) {
+  const Variant* a = report.find_variant(variant_a);
+  const Variant* b = report.find_variant(variant_b);
+  for (const auto& [name, v] : {std::pair{variant_a, a}, std::pair{variant_b, b}}) {
+    if (!v) throw UsageError(fmt::format("'{}' has no variant '{}'", label, name));
+  }
+  Comparison c;
+  c.label_a = label + ":" + variant_a;
+  c.label_b = label + ":" + variant_b;
+  c.variants.push_back(compare_variant(report.lab.name, a, b, true, options));
+  return c;
+}
+
+}  // namespace gpulab::report

@@ -1,0 +1,91 @@
+// Comparing reports: before/after on one machine, one machine against another, or two variants
+// of one report. Noise-aware for time, near-exact for deterministic counters.
+//
+// Time verdicts. Each report keeps its timing samples. The relative spread of a variant is
+// its robust standard deviation (1.4826 x median absolute deviation of the samples, or the
+// stored stddev when there are no samples) over its median. Two medians are "same" when their
+// relative difference is within max(kNoiseSigmas x the combined spread, kNoiseFloor): the
+// floor covers what varies between processes and is invisible inside one run (clocks, memory
+// placement). Outside that band the variant is "faster" or "slower".
+//
+// Counter verdicts. Counters of deterministic work (sectors, requests, instructions,
+// wavefronts, bytes) repeat exactly or nearly so; each metric has a relative tolerance
+// (metric_tolerance) within which it is "same".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/report.hpp"
+
+namespace gpulab::report {
+
+inline constexpr double kNoiseSigmas = 3.0;
+inline constexpr double kNoiseFloor = 0.02;
+
+enum class Verdict { same, faster, slower, changed, added, removed };
+const char* to_string(Verdict v);
+
+struct MetricDelta {
+  std::string name;   // CUPTI or derived metric name
+  std::string label;  // short label for tables
+  std::optional<double> a, b;
+  double change = 0;  // (b - a) / |a|; 0 when either is missing or a is 0
+  Verdict verdict = Verdict::same;
+};
+
+struct KernelDelta {
+  std::string name;    // kernel name in A (B's when A has none)
+  std::string name_b;  // kernel name in B (empty when B has none)
+  std::vector<MetricDelta> metrics;
+};
+
+// One variant (or one variant pair with --variants) across two reports.
+struct VariantComparison {
+  std::string lab;
+  std::string variant_a, variant_b;  // equal unless two variants of one report are compared
+  std::optional<TimingStats> time_a, time_b;
+  double change = 0;   // relative median change, (b - a) / a
+  double speedup = 0;  // a / b
+  double noise = 0;    // the relative band inside which the change counts as "same"
+  Verdict verdict = Verdict::same;
+  std::vector<KernelDelta> kernels;
+  // Diagnosis findings (ids) that B no longer has, that B newly has, and that both have.
+  std::vector<std::string> findings_resolved, findings_introduced, findings_unchanged;
+};
+
+struct Comparison {
+  std::string label_a, label_b;  // file names (or "file:variant")
+  std::vector<std::string> warnings;
+  std::vector<VariantComparison> variants;
+
+  // The variants that got slower, outside noise, by more than `percent` percent.
+  std::vector<const VariantComparison*> regressions(double percent) const;
+};
+
+struct CompareOptions {
+  std::vector<std::string> metrics;  // metric names to compare; empty = default_compare_metrics()
+};
+
+// The metrics compared by default: DRAM bytes, sectors per request, excess wavefronts, local
+// bytes, occupancy and throughput.
+std::vector<std::string> default_compare_metrics();
+
+// Relative tolerance within which a metric counts as unchanged.
+double metric_tolerance(const std::string& name);
+
+// Compares A with B variant by variant (matched by lab and variant name; kernels by name and
+// launch order). Variants present on one side only are listed as added or removed.
+Comparison compare_reports(const Report& a, const Report& b, const std::string& label_a,
+                           const std::string& label_b, const CompareOptions& options = {});
+
+// Compares two variants of one report (their kernels matched by launch order).
+Comparison compare_variants(const Report& report, const std::string& variant_a,
+                            const std::string& variant_b, const std::string& label,
+                            const CompareOptions& options = {});
+
+// The relative robust spread of a timing (see the header comment).
+double relative_spread(const TimingStats& t);
+
+}  // namespace gpulab::report

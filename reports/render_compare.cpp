@@ -1,0 +1,172 @@
+#include "reports/render_compare.hpp"
+
+#include <fmt/format.h>
+
+#include "reports/derived.hpp"
+#include "reports/format.hpp"
+#include "reports/table.hpp"
+
+namespace gpulab::report {
+namespace {
+
+std::string render(const TextTable& table, TableStyle style) {
+  return style == TableStyle::markdown ? table.render_markdown() : table.render();
+}
+
+std::string heading(const std::string& text, TableStyle style) {
+  return style == TableStyle::markdown ? "### " + text + "\n\n" : text + "\n";
+}
+
+std::string signed_percent(double change) { return fmt::format("{:+.1f}%", change * 100.0); }
+
+std::string variant_name(const VariantComparison& v) {
+  if (v.variant_a.empty()) return v.variant_b;
+  if (v.variant_b.empty() || v.variant_a == v.variant_b) return v.variant_a;
+  return v.variant_a + " → " + v.variant_b;
+}
+
+std::string time_verdict(const VariantComparison& v) {
+  switch (v.verdict) {
+    case Verdict::faster:
+    case Verdict::slower: return fmt::format("{} ({})", to_string(v.verdict), fmtx::ratio(v.speedup));
+    default: return to_string(v.verdict);
+  }
+}
+
+std::string value_or_dash(const std::optional<double>& v, const std::string& name) {
+  return v ? fmtx::metric(*v, unit_of(name)) : "-";
+}
+
+std::string list_or_none(const std::vector<std::string>& ids) {
+  if (ids.empty()) return "none";
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
+  return out;
+}
+
+std::string timing_row_median(const std::optional<TimingStats>& t) {
+  return t ? fmtx::seconds(t->median) : "-";
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json timing_json(const std::optional<TimingStats>& t) {
+  if (!t) return nullptr;
+  return {{"median", t->median}, {"min", t->min}, {"max", t->max}, {"repeat", t->repeat},
+          {"relative_spread", relative_spread(*t)}};
+}
+
+nlohmann::json variant_json(const VariantComparison& v) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& k : v.kernels) {
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const auto& m : k.metrics)
+      metrics.push_back({{"name", m.name}, {"a", optional_json(m.a)}, {"b", optional_json(m.b)},
+                         {"change", m.change}, {"verdict", to_string(m.verdict)},
+                         {"tolerance", metric_tolerance(m.name)}});
+    kernels.push_back({{"name", k.name}, {"name_b", k.name_b}, {"metrics", metrics}});
+  }
+  return {{"lab", v.lab},
+          {"variant_a", v.variant_a},
+          {"variant_b", v.variant_b},
+          {"time_a", timing_json(v.time_a)},
+          {"time_b", timing_json(v.time_b)},
+          {"change", v.change},
+          {"speedup", v.speedup},
+          {"noise", v.noise},
+          {"verdict", to_string(v.verdict)},
+          {"kernels", kernels},
+          {"findings",
+           {{"resolved", v.findings_resolved},
+            {"introduced", v.findings_introduced},
+            {"unchanged", v.findings_unchanged}}}};
+}
+
+}  // namespace
+
+std::string render_comparison(const Comparison& c, TableStyle style) {
+  std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
+  if (style == TableStyle::markdown) out = fmt::format("A: `{}`  \nB: `{}`\n", c.label_a, c.label_b);
+  for (const auto& w : c.warnings) out += (style == TableStyle::markdown ? "> warning: " : "warning: ") + w + "\n";
+  out += "\n";
+
+  TextTable times({"variant", "A median", "B median", "change", "noise", "verdict"});
+  for (const auto& v : c.variants) {
+    const bool both = v.time_a && v.time_b;
+    times.add_row({variant_name(v), timing_row_median(v.time_a), timing_row_median(v.time_b),
+                   both ? signed_percent(v.change) : "-",
+                   both ? fmt::format("±{:.1f}%", v.noise * 100.0) : "-", time_verdict(v)});
+  }
+  out += render(times, style);
+
+  for (const auto& v : c.variants) {
+    for (const auto& k : v.kernels) {
+      if (k.metrics.empty()) continue;
+      const std::string kernel =
+          k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b;
+      out += "\n" + heading(fmt::format("{}: {}", variant_name(v), kernel), style);
+      TextTable table({"metric", "A", "B", "change", "verdict"});
+      for (const auto& m : k.metrics) {
+        table.add_row({m.label, value_or_dash(m.a, m.name), value_or_dash(m.b, m.name),
+                       m.a && m.b && *m.a != 0 ? signed_percent(m.change) : "-",
+                       to_string(m.verdict)});
+      }
+      out += render(table, style);
+    }
+    const bool any_findings = !v.findings_resolved.empty() || !v.findings_introduced.empty() ||
+                              !v.findings_unchanged.empty();
+    if (any_findings) {
+      out += fmt::format("{}findings of {}: resolved {}; introduced {}; unchanged {}\n",
+                         style == TableStyle::markdown ? "\n" : "", variant_name(v),
+                         list_or_none(v.findings_resolved), list_or_none(v.findings_introduced),
+                         list_or_none(v.findings_unchanged));
+    }
+  }
+  return out;
+}
+
+std::string render_comparison_table(const std::vector<Comparison>& against_first,
+                                    TableStyle style) {
+  if (against_first.empty()) return "";
+  std::string out = "baseline: " + against_first.front().label_a + "\n";
+  std::vector<std::string> warnings;
+  std::vector<std::string> head{"variant", "baseline"};
+  for (const auto& c : against_first) {
+    head.push_back(c.label_b);
+    for (const auto& w : c.warnings) out += "warning: " + c.label_b + ": " + w + "\n";
+  }
+  TextTable table(head);
+  const auto& first = against_first.front();
+  for (std::size_t i = 0; i < first.variants.size(); ++i) {
+    const auto& base = first.variants[i];
+    std::vector<std::string> row{variant_name(base), timing_row_median(base.time_a)};
+    for (const auto& c : against_first) {
+      const VariantComparison* match = nullptr;
+      for (const auto& v : c.variants)
+        if (v.variant_a == base.variant_a) match = &v;
+      row.push_back(match && match->time_b
+                        ? fmt::format("{} {}", fmtx::seconds(match->time_b->median),
+                                      time_verdict(*match))
+                        : "-");
+    }
+    table.add_row(row);
+  }
+  return out + "\n" + render(table, style);
+}
+
+nlohmann::json comparison_json(const std::vector<Comparison>& against_first) {
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (const auto& c : against_first) {
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : c.variants) variants.push_back(variant_json(v));
+    comparisons.push_back(
+        {{"a", c.label_a}, {"b", c.label_b}, {"warnings", c.warnings}, {"variants", variants}});
+  }
+  return {{"schema", kCompareSchema},
+          {"noise", {{"sigmas", kNoiseSigmas}, {"floor", kNoiseFloor}}},
+          {"comparisons", comparisons}};
+}
+
+}  // namespace gpulab::report

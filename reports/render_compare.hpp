@@ -1,0 +1,28 @@
+// Comparisons as text, Markdown (for pull requests) and JSON (`gpulab.compare/1`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/compare.hpp"
+
+namespace gpulab::report {
+
+inline constexpr const char* kCompareSchema = "gpulab.compare/1";
+
+enum class TableStyle { text, markdown };
+
+// Two inputs: a variant table (medians, change, noise band, verdict), then per kernel the
+// metric deltas, then the findings resolved and introduced.
+std::string render_comparison(const Comparison& c, TableStyle style);
+
+// Three or more inputs: one row per variant, one column per input (the first is the baseline),
+// each with its median, speedup over the baseline and verdict.
+std::string render_comparison_table(const std::vector<Comparison>& against_first,
+                                    TableStyle style);
+
+nlohmann::json comparison_json(const std::vector<Comparison>& against_first);
+
+}  // namespace gpulab::report

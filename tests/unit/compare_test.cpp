@@ -1,0 +1,210 @@
+// gpulab compare on the H200 fixtures and on reports derived from them inside the test (times
+// or counters scaled by known factors): verdicts, noise handling, exit codes, output shape.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/compare.hpp"
+#include "reports/derived.hpp"
+#include "reports/report_json.hpp"
+
+namespace gpulab {
+namespace {
+
+const std::string kA = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
+const std::string kB = std::string(GPULAB_FIXTURES_DIR) + "/transpose_4096_h200.json";
+
+nlohmann::json fixture() { return nlohmann::json::parse(read_file(kA)); }
+
+// Writes `doc` to a temporary file and returns its path.
+std::string write_temp(const nlohmann::json& doc, const std::string& name) {
+  const std::string path =
+      ::testing::TempDir() + "/gpulab_cmp_" + std::to_string(::getpid()) + "_" + name;
+  std::ofstream(path) << doc.dump();
+  return path;
+}
+
+// The fixture with every variant's timing multiplied by `factor`.
+nlohmann::json with_times_scaled(double factor) {
+  auto doc = fixture();
+  for (auto& v : doc["variants"]) {
+    auto& t = v["timing"];
+    for (const char* key : {"median", "min", "max", "mean", "stddev"})
+      t[key] = t[key].get<double>() * factor;
+    for (auto& s : t["samples"]) s = s.get<double>() * factor;
+  }
+  return doc;
+}
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run_cli(const std::vector<std::string>& args) {
+  app::Session session;
+  std::ostringstream out, err;
+  app::Io io{out, err, false};
+  const int code = app::dispatch(args, session, io);
+  return {code, out.str(), err.str()};
+}
+
+TEST(Compare, ReportWithItselfIsAllSame) {
+  const auto r = report::load_report(kA);
+  const auto c = report::compare_reports(r, r, "a", "a");
+  EXPECT_TRUE(c.warnings.empty());
+  ASSERT_EQ(c.variants.size(), 4u);
+  for (const auto& v : c.variants) {
+    EXPECT_EQ(v.verdict, report::Verdict::same) << v.variant_a;
+    EXPECT_DOUBLE_EQ(v.change, 0.0);
+    for (const auto& k : v.kernels)
+      for (const auto& m : k.metrics) EXPECT_EQ(m.verdict, report::Verdict::same) << m.name;
+  }
+  const auto cli = run_cli({"compare", kA, kA, "--fail-on-regression", "1"});
+  EXPECT_EQ(cli.code, 0) << cli.err;
+}
+
+TEST(Compare, SlowerOutsideNoiseIsARegression) {
+  const auto slow = write_temp(with_times_scaled(1.5), "slow.json");
+  const auto a = report::load_report(kA), b = report::load_report(slow);
+  const auto c = report::compare_reports(a, b, "a", "b");
+  for (const auto& v : c.variants) {
+    EXPECT_EQ(v.verdict, report::Verdict::slower) << v.variant_a;
+    EXPECT_NEAR(v.change, 0.5, 1e-9);
+    EXPECT_NEAR(v.speedup, 1 / 1.5, 1e-9);
+  }
+  auto r = run_cli({"compare", kA, slow, "--fail-on-regression", "10"});
+  EXPECT_EQ(r.code, 5);
+  EXPECT_NE(r.err.find("regression: transpose naive is 50.0% slower"), std::string::npos) << r.err;
+  r = run_cli({"compare", kA, slow, "--fail-on-regression", "60"});
+  EXPECT_EQ(r.code, 0) << "50% slower is within a 60% limit";
+  r = run_cli({"compare", kA, slow});
+  EXPECT_EQ(r.code, 0) << "no gating without --fail-on-regression";
+  std::remove(slow.c_str());
+}
+
+TEST(Compare, DifferenceInsideNoiseIsSame) {
+  const auto a = report::load_report(kA);
+  const auto b = report::from_json(with_times_scaled(1.01));
+  for (const auto& v : report::compare_reports(a, b, "a", "b").variants) {
+    EXPECT_EQ(v.verdict, report::Verdict::same) << v.variant_a << " change " << v.change;
+    EXPECT_GE(v.noise, report::kNoiseFloor);
+  }
+  const auto fast = report::from_json(with_times_scaled(0.5));
+  for (const auto& v : report::compare_reports(a, fast, "a", "b").variants)
+    EXPECT_EQ(v.verdict, report::Verdict::faster);
+}
+
+TEST(Compare, CountersAreComparedWithTightTolerance) {
+  auto doc = fixture();
+  auto& metrics = doc["variants"][0]["kernels"][0]["metrics"];
+  const std::string sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+  metrics[sectors] = metrics[sectors].get<double>() * 1.005;  // inside 2%
+  auto b = report::from_json(doc);
+  report::derive_all(b);
+  auto find = [](const report::Comparison& c, const std::string& name) {
+    for (const auto& m : c.variants[0].kernels[0].metrics)
+      if (m.name == name) return m;
+    return report::MetricDelta{};
+  };
+  const auto a = report::load_report(kA);
+  auto c = report::compare_reports(a, b, "a", "b", {{sectors}});
+  EXPECT_EQ(find(c, sectors).verdict, report::Verdict::same);
+  metrics[sectors] = metrics[sectors].get<double>() * 1.5;
+  b = report::from_json(doc);
+  c = report::compare_reports(a, b, "a", "b", {{sectors, "gst_sectors_per_request"}});
+  EXPECT_EQ(find(c, sectors).verdict, report::Verdict::changed);
+  EXPECT_NEAR(find(c, sectors).change, 1.005 * 1.5 - 1, 1e-9);
+}
+
+TEST(Compare, TwoVariantsOfOneReport) {
+  const auto r = run_cli({"compare", kA, "--variants", "naive,padded"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("naive → padded"), std::string::npos);
+  EXPECT_NE(r.out.find("faster"), std::string::npos);
+  EXPECT_NE(r.out.find("transpose_naive → transpose_padded"), std::string::npos) << r.out;
+}
+
+TEST(Compare, DifferentParametersOrDevicesWarnOnce) {
+  auto r = run_cli({"compare", kA, kB});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: different parameters"), std::string::npos) << r.out;
+  auto doc = fixture();
+  doc["device"]["name"] = "Another GPU";
+  const auto other = write_temp(doc, "other_device.json");
+  r = run_cli({"compare", kA, other});
+  EXPECT_NE(r.out.find("warning: different devices (NVIDIA H200 vs Another GPU)"),
+            std::string::npos);
+  std::remove(other.c_str());
+}
+
+TEST(Compare, VariantOnOneSideOnlyIsAddedOrRemoved) {
+  auto doc = fixture();
+  doc["variants"].erase(1);  // drop "tiled"
+  const auto b = report::from_json(doc);
+  const auto c = report::compare_reports(report::load_report(kA), b, "a", "b");
+  ASSERT_EQ(c.variants.size(), 4u);
+  EXPECT_EQ(c.variants[1].variant_a, "tiled");
+  EXPECT_EQ(c.variants[1].verdict, report::Verdict::removed);
+}
+
+TEST(Compare, ThreeReportsGiveATableAgainstTheFirst) {
+  const auto slow = write_temp(with_times_scaled(2.0), "slow3.json");
+  const auto r = run_cli({"compare", kA, kA, slow});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("baseline: " + kA), std::string::npos);
+  EXPECT_NE(r.out.find("same"), std::string::npos);
+  EXPECT_NE(r.out.find("slower (0.500x)"), std::string::npos) << r.out;
+  std::remove(slow.c_str());
+}
+
+TEST(Compare, MarkdownAndJsonShapes) {
+  auto r = run_cli({"compare", kA, kB, "--format", "markdown"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("| variant | A median |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("|---|---:|"), std::string::npos);
+  EXPECT_NE(r.out.find("### naive: transpose_naive"), std::string::npos);
+  r = run_cli({"compare", kA, kB, "--format", "json"});
+  ASSERT_EQ(r.code, 0);
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["schema"], "gpulab.compare/1");
+  EXPECT_EQ(json["comparisons"][0]["variants"].size(), 4u);
+  EXPECT_EQ(json["comparisons"][0]["variants"][0]["verdict"], "faster");
+}
+
+TEST(Compare, BadInputIsExit2NamingTheFile) {
+  const std::string full = read_file(kA);
+  const std::string truncated = ::testing::TempDir() + "/gpulab_cmp_trunc.json";
+  std::ofstream(truncated) << full.substr(0, full.size() / 3);
+  auto r = run_cli({"compare", kA, truncated});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(truncated), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+
+  auto doc = fixture();
+  doc["schema"] = "gpulab.report/2";
+  const auto future = write_temp(doc, "future.json");
+  r = run_cli({"compare", kA, future});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("gpulab.report/2"), std::string::npos) << r.err;
+
+  EXPECT_EQ(run_cli({"compare", kA, "/nonexistent/x.json"}).code, 2);
+  EXPECT_EQ(run_cli({"compare", kA}).code, 2) << "one report without --variants";
+  EXPECT_EQ(run_cli({"compare", kA, kB, "--variants", "naive,padded"}).code, 2);
+  EXPECT_EQ(run_cli({"compare", kA, "--variants", "naive"}).code, 2);
+  EXPECT_EQ(run_cli({"compare", kA, "--variants", "naive,bogus"}).code, 2);
+  EXPECT_EQ(run_cli({"compare", kA, kB, "--metrics", "bogus"}).code, 2);
+  EXPECT_EQ(run_cli({"compare", kA, kB, "--fail-on-regression", "-3"}).code, 2);
+  std::remove(truncated.c_str());
+  std::remove(future.c_str());
+}
+
+}  // namespace
+}  // namespace gpulab
