@@ -20,10 +20,14 @@ int dispatch(const std::vector<std::string>& args, Session& session, Io& io) {
   InfoOptions info;
   RunOptions run;
   CompareOptions compare;
+  DiagnoseOptions diagnose;
+  SelftestOptions selftest;
   CLI::App* list_cmd = add_list(app, list);
   CLI::App* info_cmd = add_info(app, info);
   CLI::App* run_cmd = add_run(app, run);
   CLI::App* compare_cmd = add_compare(app, compare);
+  CLI::App* diagnose_cmd = add_diagnose(app, diagnose);
+  CLI::App* selftest_cmd = add_selftest(app, selftest);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
@@ -44,6 +48,8 @@ int dispatch(const std::vector<std::string>& args, Session& session, Io& io) {
     if (info_cmd->parsed()) return run_info(info, session, io);
     if (run_cmd->parsed()) return run_run(run, session, io, args);
     if (compare_cmd->parsed()) return run_compare(compare, io);
+    if (diagnose_cmd->parsed()) return run_diagnose(diagnose, session, io, args);
+    if (selftest_cmd->parsed()) return run_selftest(selftest, session, io);
     io.out << app.help();
     return static_cast<int>(ExitCode::ok);
   } catch (const Error& e) {

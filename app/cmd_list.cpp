@@ -14,6 +14,7 @@ namespace {
 const char* unit_name(metrics::Unit unit) {
   switch (unit) {
     case metrics::Unit::nanoseconds: return "ns";
+    case metrics::Unit::seconds: return "s";
     case metrics::Unit::bytes: return "bytes";
     case metrics::Unit::percent: return "%";
     case metrics::Unit::count: return "count";

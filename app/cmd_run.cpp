@@ -3,7 +3,11 @@
 
 #include "app/commands.hpp"
 #include "labs/registry.hpp"
+#include <algorithm>
+
 #include "reports/atomic_file.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/render_diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/render_text.hpp"
 #include "reports/report_json.hpp"
@@ -31,10 +35,8 @@ std::pair<std::string, std::int64_t> parse_param(const std::string& text) {
 
 }  // namespace
 
-CLI::App* add_run(CLI::App& root, RunOptions& options) {
+void add_lab_options(CLI::App* cmd, RunOptions& options) {
   auto& s = options.settings;
-  auto* cmd = root.add_subcommand("run", "Check, time and profile the variants of a lab");
-  cmd->add_option("lab", options.lab, "Lab to run (see gpulab list)")->required();
   cmd->add_option("--variant,-v", s.variants, "Variant name, comma-separated names, or all")
       ->capture_default_str();
   cmd->add_option("--size,-s", s.size, "Problem size (sets the lab's size parameters)");
@@ -48,7 +50,7 @@ CLI::App* add_run(CLI::App& root, RunOptions& options) {
       ->capture_default_str();
   cmd->add_flag("--cold", s.cold, "Flush L2 before every timed launch");
   cmd->add_option("--metrics,-m", s.metrics,
-                  "Counters: basic, none, or a comma-separated list of metric names")
+                  "Counters: basic, stalls, full, none, or a comma-separated list of metric names")
       ->capture_default_str();
   cmd->add_option("--cache-control", s.cache_control,
                   "Counters: all = flush L2 before every replay pass (as ncu does), none = "
@@ -56,37 +58,78 @@ CLI::App* add_run(CLI::App& root, RunOptions& options) {
       ->check(CLI::IsMember({"all", "none"}))
       ->capture_default_str();
   cmd->add_option("--seed", s.seed, "Seed of the random inputs")->capture_default_str();
+  cmd->add_option("--threshold,-t", options.thresholds,
+                  "Override a diagnosis threshold NAME=VALUE (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--json", options.json_path, "Also write the report as JSON to this file");
   cmd->add_option("--format,-f", options.format, "Output on stdout")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+}
+
+CLI::App* add_run(CLI::App& root, RunOptions& options) {
+  auto* cmd = root.add_subcommand("run", "Check, time and profile the variants of a lab");
+  cmd->add_option("lab", options.lab, "Lab to run (see gpulab list)")->required();
+  add_lab_options(cmd, options);
+  cmd->add_flag("--diagnose,-d", options.diagnose, "Diagnose every kernel into the report");
   return cmd;
 }
 
-int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
+report::Thresholds parse_thresholds(const std::vector<std::string>& assignments) {
+  report::Thresholds thresholds;
+  for (const auto& a : assignments) thresholds.set_from_text(a);
+  return thresholds;
+}
+
+void diagnose_into(report::Report& report, const report::Thresholds& thresholds) {
+  report::diagnose_report(report, thresholds);
+  // Point only at labs this build has.
+  for (auto& v : report.variants)
+    for (auto& k : v.kernels)
+      if (k.diagnosis)
+        for (auto& f : k.diagnosis->findings)
+          f.labs.erase(std::remove_if(f.labs.begin(), f.labs.end(),
+                                      [](const std::string& l) { return !labs::find_lab(l); }),
+                       f.labs.end());
+}
+
+report::Report execute_lab(RunOptions& options, Session& session, Io& io,
+                           const std::vector<std::string>& argv) {
   // Validate everything that can be validated before the GPU is touched.
   const auto& lab = labs::lab_or_throw(options.lab);
   for (const auto& p : options.params) {
     const auto [name, value] = parse_param(p);
     options.settings.params[name] = value;
   }
+  const auto thresholds = parse_thresholds(options.thresholds);
   if (!options.json_path.empty()) check_writable(options.json_path);
   options.settings.progress = io.progress;
 
   std::vector<std::string> full_argv{"gpulab"};
   full_argv.insert(full_argv.end(), argv.begin(), argv.end());
-  const auto report = run_lab(session, lab, options.settings, full_argv);
-
+  auto report = run_lab(session, lab, options.settings, full_argv);
+  if (options.diagnose) diagnose_into(report, thresholds);
   if (!options.json_path.empty()) report::save_report(options.json_path, report);
   if (options.format == "json") {
     io.out << report::to_json(report).dump(2) << "\n";
     for (const auto& w : report.warnings) io.err << "gpulab: warning: " << w << "\n";
-  } else {
-    io.out << report::render_text(report);
   }
+  return report;
+}
+
+int exit_code_of(const report::Report& report) {
   for (const auto& v : report.variants)
     if (v.check.status == report::CheckStatus::failed) return static_cast<int>(ExitCode::check_failed);
   return 0;
+}
+
+int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
+  const auto report = execute_lab(options, session, io, argv);
+  if (options.format == "text") {
+    io.out << report::render_text(report);
+    if (options.diagnose) io.out << "\n" << report::render_diagnosis(report);
+  }
+  return exit_code_of(report);
 }
 
 }  // namespace gpulab::app

@@ -11,6 +11,7 @@
 
 #include "app/cli.hpp"
 #include "app/lab_runner.hpp"
+#include "reports/diagnosis.hpp"
 
 namespace gpulab::app {
 
@@ -31,12 +32,41 @@ int run_info(const InfoOptions& options, Session& session, Io& io);
 struct RunOptions {
   std::string lab;
   RunSettings settings;
-  std::vector<std::string> params;  // NAME=VALUE
+  std::vector<std::string> params;      // NAME=VALUE
+  std::vector<std::string> thresholds;  // NAME=VALUE
+  bool diagnose = false;
   std::string json_path;
   std::string format = "text";
 };
 CLI::App* add_run(CLI::App& root, RunOptions& options);
 int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv);
+
+// Shared by run and diagnose: the lab options, running a lab into a report (validated first;
+// JSON written to --json and, with --format json, to stdout), and the exit code of a report.
+void add_lab_options(CLI::App* cmd, RunOptions& options);
+report::Report execute_lab(RunOptions& options, Session& session, Io& io,
+                           const std::vector<std::string>& argv);
+int exit_code_of(const report::Report& report);
+report::Thresholds parse_thresholds(const std::vector<std::string>& assignments);
+// Diagnoses every kernel and keeps, in each finding, only the labs this build has.
+void diagnose_into(report::Report& report, const report::Thresholds& thresholds);
+
+struct DiagnoseOptions {
+  RunOptions run;           // when a lab is given: run it first
+  std::string report_path;  // otherwise: diagnose this saved report
+  std::string kernel;
+  bool list_thresholds = false;
+};
+CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options);
+int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
+                 const std::vector<std::string>& argv);
+
+struct SelftestOptions {
+  std::string labs = "all";
+  int repeat = 5;
+};
+CLI::App* add_selftest(CLI::App& root, SelftestOptions& options);
+int run_selftest(const SelftestOptions& options, Session& session, Io& io);
 
 struct CompareOptions {
   std::vector<std::string> files;

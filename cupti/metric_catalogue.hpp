@@ -12,7 +12,7 @@
 namespace gpulab::metrics {
 
 // fraction: 0..1, printed as a percentage; bytes_per_second: printed as GB/s.
-enum class Unit { nanoseconds, bytes, percent, count, ratio, fraction, bytes_per_second };
+enum class Unit { nanoseconds, seconds, bytes, percent, count, ratio, fraction, bytes_per_second };
 
 // Which metric sets include a metric: `basic` = Group::basic; `stalls` = basic + stalls;
 // `full` = every group.

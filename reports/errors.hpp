@@ -19,6 +19,7 @@ enum class ExitCode : int {
   no_gpu = 3,           // no usable GPU (or counters required and unavailable)
   check_failed = 4,     // a variant's result disagreed with the CPU reference
   regression = 5,       // compare --fail-on-regression found a slower kernel
+  selftest_failed = 6,  // selftest: a variant's principal finding was not the expected one
 };
 
 class Error : public std::runtime_error {

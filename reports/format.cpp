@@ -80,6 +80,7 @@ std::string hertz(double hz) {
 std::string metric(double value, metrics::Unit unit) {
   switch (unit) {
     case metrics::Unit::nanoseconds: return seconds(value * 1e-9);
+    case metrics::Unit::seconds: return seconds(value);
     case metrics::Unit::bytes: return bytes(value);
     case metrics::Unit::percent: return fmt::format("{:.1f}%", value);
     case metrics::Unit::count: return count(value);

@@ -93,12 +93,51 @@ struct StaticAttributes {
   double theoretical_occupancy = 0;  // fraction of the SM's warp slots
 };
 
+// One measured value the diagnosis relied on, and the threshold it was held against.
+struct Evidence {
+  std::string metric;            // raw, derived or attribute name
+  std::optional<double> value;   // nullopt: not measured
+  std::string relation;          // ">=", "<", ... (empty when no threshold applies)
+  std::string threshold;         // threshold name (docs/diagnosis.md)
+  double threshold_value = 0;
+};
+
+// One node of the decision tree as the walk met it.
+struct PathStep {
+  std::string node;        // stable node id, e.g. "bottleneck", "shared-banks"
+  int depth = 0;           // 0 for the root
+  std::string question;
+  std::string expression;  // the metric expression evaluated
+  std::vector<Evidence> evidence;
+  std::string answer;   // "yes", "no", "not measured", or the branch taken ("memory", ...)
+  std::string finding;  // the finding id a "yes" produced, if any
+};
+
+struct Finding {
+  std::string id;
+  std::string title;
+  std::string severity;  // "high", "medium", "low"
+  double score = 0;      // ranking key in [0, 1]
+  std::vector<Evidence> evidence;
+  std::string explanation;
+  std::string recommendation;
+  std::vector<std::string> labs;
+};
+
+struct Diagnosis {
+  std::string verdict;  // memory-bound, compute-bound, latency-bound, launch-bound
+  std::vector<PathStep> path;
+  std::vector<Finding> findings;  // ranked: the principal finding first
+  std::map<std::string, double> thresholds_overridden;
+};
+
 struct Kernel {
   std::string name;
   int launch_index = 0;  // order within the variant
   StaticAttributes attributes;
   std::map<std::string, double> metrics;  // raw CUPTI metric name -> value
   std::map<std::string, double> derived;  // see reports/derived.hpp
+  std::optional<Diagnosis> diagnosis;     // present after diagnose_report
 };
 
 // How the counters of a variant were collected (or why not).

@@ -1,0 +1,438 @@
+// The decision tree of the diagnosis, as data: the root classifies the bottleneck, and each
+// class has an ordered list of check nodes (access pattern, then control flow and
+// synchronization, then resource pressure). docs/diagnosis.md draws it.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cupti/metric_catalogue.hpp"
+#include "reports/derived.hpp"
+#include "reports/diagnosis.hpp"
+
+namespace gpulab::report {
+namespace {
+
+namespace m = metrics::name;
+namespace d = derived;
+
+enum class Answer { yes, no, not_measured };
+
+// What evaluating one check node produced.
+struct Outcome {
+  Answer answer = Answer::not_measured;
+  double severity = 0;  // in [0, 1] when the answer is yes
+  std::vector<Evidence> evidence;
+};
+
+class Probe {
+ public:
+  Probe(const KernelContext& c, const Thresholds& t) : c_(c), t_(t) {}
+
+  // A raw or derived metric of the kernel.
+  std::optional<double> metric(const std::string& name) const {
+    const auto& k = *c_.kernel;
+    if (auto it = k.metrics.find(name); it != k.metrics.end()) return it->second;
+    if (auto it = k.derived.find(name); it != k.derived.end()) return it->second;
+    return std::nullopt;
+  }
+  double threshold(const std::string& name) const { return t_[name]; }
+  const KernelContext& context() const { return c_; }
+
+ private:
+  const KernelContext& c_;
+  const Thresholds& t_;
+};
+
+Evidence evidence(const std::string& metric, std::optional<double> value,
+                  const std::string& relation = "", const std::string& threshold = "",
+                  double threshold_value = 0) {
+  return {metric, value, relation, threshold, threshold_value};
+}
+
+Evidence against(const Probe& p, const std::string& metric, std::optional<double> value,
+                 const std::string& relation, const std::string& threshold) {
+  return evidence(metric, value, relation, threshold, p.threshold(threshold));
+}
+
+Outcome yes(double severity, std::vector<Evidence> ev) {
+  return {Answer::yes, std::clamp(severity, 0.0, 1.0), std::move(ev)};
+}
+Outcome no(std::vector<Evidence> ev) { return {Answer::no, 0, std::move(ev)}; }
+Outcome not_measured(std::vector<Evidence> ev) { return {Answer::not_measured, 0, std::move(ev)}; }
+
+// ---- check nodes ------------------------------------------------------------------------------
+
+Outcome coalescing(const Probe& p) {
+  const auto ld = p.metric(d::gld_sectors_per_request), st = p.metric(d::gst_sectors_per_request);
+  const std::string t = "uncoalesced.sectors_per_request";
+  std::vector<Evidence> ev{against(p, d::gld_sectors_per_request, ld, ">=", t),
+                           against(p, d::gst_sectors_per_request, st, ">=", t)};
+  if (!ld && !st) return not_measured(ev);
+  const double worst = std::max(ld.value_or(0), st.value_or(0));
+  if (worst < p.threshold(t)) return no(ev);
+  return yes(1.0 - 4.0 / worst, ev);  // share of moved sectors a 4-byte-coalesced access avoids
+}
+
+Outcome dram_excess(const Probe& p) {
+  const auto ratio = p.metric(d::dram_over_model);
+  const std::string t = "redundant.dram_over_model";
+  std::vector<Evidence> ev{against(p, d::dram_over_model, ratio, ">=", t)};
+  if (!ratio) return not_measured(ev);
+  if (*ratio < p.threshold(t)) return no(ev);
+  return yes(1.0 - 1.0 / *ratio, ev);  // share of DRAM bytes the work did not need
+}
+
+Outcome at_roof(const Probe& p) {
+  const auto& c = p.context();
+  const auto ratio = p.metric(d::dram_over_model);
+  if (ratio && c.variant && c.variant->roof_fraction > 0) {
+    std::vector<Evidence> ev{
+        against(p, d::dram_over_model, ratio, "<=", "at_roof.dram_over_model"),
+        against(p, "roof_fraction", c.variant->roof_fraction, ">=", "at_roof.roof_fraction")};
+    const bool minimal = *ratio <= p.threshold("at_roof.dram_over_model");
+    const bool near = c.variant->roof_fraction >= p.threshold("at_roof.roof_fraction");
+    return minimal && near ? yes(0, ev) : no(ev);
+  }
+  // No work model: DRAM throughput alone says how close to the roof the kernel runs.
+  const auto pct = p.metric(m::dram_pct);
+  std::vector<Evidence> ev{against(p, m::dram_pct, pct, ">=", "at_roof.dram_pct")};
+  if (!pct) return not_measured(ev);
+  return *pct >= p.threshold("at_roof.dram_pct") ? yes(0, ev) : no(ev);
+}
+
+Outcome shared_banks(const Probe& p) {
+  const auto excess = p.metric(d::shared_excess_wavefronts);
+  const auto ld = p.metric(m::shld_inst), st = p.metric(m::shst_inst);
+  const std::string t = "shared_banks.excess_per_inst";
+  std::optional<double> per_inst;
+  if (excess && ld && st && *ld + *st > 0) per_inst = *excess / (*ld + *st);
+  std::vector<Evidence> ev{evidence(d::shld_wavefronts_per_inst, p.metric(d::shld_wavefronts_per_inst)),
+                           evidence(d::shared_excess_wavefronts, excess),
+                           against(p, "excess_wavefronts_per_inst", per_inst, ">=", t)};
+  if (!excess || !ld || !st) return not_measured(ev);
+  if (!per_inst || *per_inst < p.threshold(t)) return no(ev);
+  return yes(*per_inst / (*per_inst + 1.0), ev);  // share of wavefronts that are excess
+}
+
+Outcome local_memory(const Probe& p) {
+  const auto local = p.metric(d::local_bytes);
+  const auto ld = p.metric(m::gld_sectors), st = p.metric(m::gst_sectors);
+  const std::string t = "local.fraction";
+  std::optional<double> fraction;
+  if (local && ld && st) {
+    const double global = 32.0 * (*ld + *st);
+    fraction = global > 0 ? *local / global : (*local > 0 ? 1.0 : 0.0);
+  }
+  std::vector<Evidence> ev{evidence(d::local_bytes, local),
+                           against(p, "local_over_global_bytes", fraction, ">=", t)};
+  if (!fraction) return not_measured(ev);
+  if (*fraction < p.threshold(t)) return no(ev);
+  return yes(*fraction / (*fraction + 1.0), ev);
+}
+
+// A stall reason's share of all warp cycles per issued instruction.
+std::optional<double> stall_share(const Probe& p, const char* reason) {
+  const auto part = p.metric(reason), total = p.metric(m::warp_latency);
+  if (!part || !total || *total <= 0) return std::nullopt;
+  return *part / *total;
+}
+
+Outcome latency(const Probe& p) {
+  const auto share = stall_share(p, m::stall_long_scoreboard);
+  const std::string t = "latency.long_scoreboard_share";
+  std::vector<Evidence> ev{evidence(m::stall_long_scoreboard, p.metric(m::stall_long_scoreboard)),
+                           evidence(m::warp_latency, p.metric(m::warp_latency)),
+                           against(p, "long_scoreboard_share", share, ">=", t)};
+  if (!share) return not_measured(ev);
+  return *share >= p.threshold(t) ? yes(*share, ev) : no(ev);
+}
+
+Outcome occupancy(const Probe& p) {
+  const auto achieved = p.metric(d::achieved_occupancy);
+  const std::string t = "occupancy.achieved";
+  const auto& attributes = p.context().kernel->attributes;
+  std::vector<Evidence> ev{against(p, d::achieved_occupancy, achieved, "<=", t)};
+  if (attributes.block_threads > 0)
+    ev.push_back(evidence("theoretical_occupancy", attributes.theoretical_occupancy));
+  if (!achieved) return not_measured(ev);
+  return *achieved <= p.threshold(t) ? yes(1.0 - *achieved, ev) : no(ev);
+}
+
+Outcome tail(const Probe& p) {
+  const auto& c = p.context();
+  const auto& a = c.kernel->attributes;
+  if (!c.device || c.device->sm_count <= 0 || a.max_active_blocks_per_sm <= 0 || a.grid_blocks == 0)
+    return not_measured({evidence("waves", std::nullopt)});
+  const double per_wave = static_cast<double>(c.device->sm_count) * a.max_active_blocks_per_sm;
+  const double waves = static_cast<double>(a.grid_blocks) / per_wave;
+  const double idle = (std::ceil(waves) - waves) / std::ceil(waves);
+  std::vector<Evidence> ev{against(p, "waves", waves, "<=", "tail.max_waves"),
+                           against(p, "idle_fraction_last_wave", idle, ">=", "tail.idle_fraction")};
+  if (waves > p.threshold("tail.max_waves") || idle < p.threshold("tail.idle_fraction"))
+    return no(ev);
+  return yes(idle, ev);
+}
+
+Outcome launch(const Probe& p) {
+  auto ns = p.metric(m::duration);
+  std::optional<double> seconds;
+  if (ns) seconds = *ns * 1e-9;
+  const std::string t = "launch.duration_s";
+  std::vector<Evidence> ev{against(p, "duration_s", seconds, "<", t)};
+  if (!seconds) return not_measured(ev);
+  if (*seconds >= p.threshold(t)) return no(ev);
+  return yes(1.0 - *seconds / p.threshold(t), ev);
+}
+
+Outcome divergence(const Probe& p) {
+  const auto tpi = p.metric(m::threads_per_inst);
+  const std::string t = "divergence.threads_per_inst";
+  std::vector<Evidence> ev{against(p, m::threads_per_inst, tpi, "<", t)};
+  if (!tpi) return not_measured(ev);
+  return *tpi < p.threshold(t) ? yes(1.0 - *tpi / 32.0, ev) : no(ev);
+}
+
+Outcome atomics(const Probe& p) {
+  const auto atom = p.metric(m::atom_requests), red = p.metric(m::red_requests);
+  const auto loads = p.metric(m::gld_requests);
+  const std::string t = "atomics.per_load_request";
+  std::optional<double> ratio;
+  if (atom && red && loads) ratio = (*atom + *red) / std::max(*loads, 1.0);
+  std::vector<Evidence> ev{evidence(m::atom_requests, atom), evidence(m::red_requests, red),
+                           against(p, "atomics_per_load_request", ratio, ">=", t)};
+  if (!ratio) return not_measured(ev);
+  return *ratio >= p.threshold(t) ? yes(*ratio / (*ratio + 1.0), ev) : no(ev);
+}
+
+Outcome sync(const Probe& p) {
+  const auto share = stall_share(p, m::stall_barrier);
+  const std::string t = "sync.barrier_share";
+  std::vector<Evidence> ev{evidence(m::stall_barrier, p.metric(m::stall_barrier)),
+                           against(p, "barrier_share", share, ">=", t)};
+  if (!share) return not_measured(ev);
+  return *share >= p.threshold(t) ? yes(*share, ev) : no(ev);
+}
+
+Outcome compute(const Probe& p) {
+  const auto pct = p.metric(m::sm_pct);
+  std::vector<Evidence> ev{against(p, m::sm_pct, pct, ">=", "compute_bound.sm_pct")};
+  if (!pct) return not_measured(ev);
+  return *pct >= p.threshold("compute_bound.sm_pct") ? yes(0, ev) : no(ev);
+}
+
+// Activity-trace evidence (host-device copies, unified-memory faults) is not part of a
+// counter report yet: these nodes say so rather than guess.
+Outcome needs_timeline(const Probe&) {
+  return not_measured({evidence("timeline (activity trace)", std::nullopt)});
+}
+
+struct CheckNode {
+  const char* id;
+  const char* question;
+  const char* expression;
+  const char* finding;
+  std::function<Outcome(const Probe&)> evaluate;
+};
+
+// Problem findings rank above the two "where the kernel stands" findings (at the roof,
+// compute-bound), which are principal only when nothing else was found.
+constexpr double kStandingScore = 0.3;
+double score_of(const std::string& finding, double severity) {
+  if (finding == "memory-bound-at-roof") return kStandingScore;
+  if (finding == "compute-bound") return kStandingScore + 0.05;
+  return 0.4 + 0.6 * severity;
+}
+
+const CheckNode kCoalescing{"coalescing", "Do global accesses move more sectors than they use?",
+                            "max(gld_sectors_per_request, gst_sectors_per_request)",
+                            "uncoalesced-global", coalescing};
+const CheckNode kDramExcess{"dram-excess", "Does DRAM move more bytes than the work needs?",
+                            "dram_over_model", "redundant-dram-traffic", dram_excess};
+const CheckNode kTransfers{"transfers", "Do host-device copies dominate the timeline?",
+                           "copy time / total time (activity trace)", "host-device-transfers",
+                           needs_timeline};
+const CheckNode kUmFaults{"um-faults", "Does the GPU fault on unified memory?",
+                          "migrated bytes, page faults (activity trace)", "um-page-faults",
+                          needs_timeline};
+const CheckNode kAtRoof{"at-roof", "Are the bytes minimal and the bandwidth near the roof?",
+                        "dram_over_model and roof_fraction (else dram_pct)",
+                        "memory-bound-at-roof", at_roof};
+const CheckNode kSharedBanks{"shared-banks", "Do shared-memory accesses conflict on banks?",
+                             "shared_excess_wavefronts / (shld_inst + shst_inst)",
+                             "shared-bank-conflicts", shared_banks};
+const CheckNode kLocal{"local", "Is there local-memory traffic (spills, local arrays)?",
+                       "local_bytes / (32 x (gld_sectors + gst_sectors))", "local-memory",
+                       local_memory};
+const CheckNode kLatency{"latency", "Do warps mostly wait on global/local memory results?",
+                         "stall_long_scoreboard / warp_latency", "latency-bound", latency};
+const CheckNode kOccupancy{"occupancy", "Is occupancy low?", "achieved_occupancy",
+                           "low-occupancy", occupancy};
+const CheckNode kTail{"tail", "Does a partial last wave leave SMs idle?",
+                      "grid_blocks / (SMs x blocks per SM)", "tail-effect", tail};
+const CheckNode kLaunch{"launch", "Is the kernel as short as a launch?", "duration",
+                        "launch-overhead", launch};
+const CheckNode kDivergence{"divergence", "Do warps diverge?", "threads_per_inst",
+                            "warp-divergence", divergence};
+const CheckNode kAtomics{"atomics", "Do global atomics contend?",
+                         "(atom_requests + red_requests) / gld_requests", "atomic-contention",
+                         atomics};
+const CheckNode kSync{"sync", "Do warps wait at barriers?", "stall_barrier / warp_latency",
+                      "sync-overhead", sync};
+const CheckNode kCompute{"compute-roof", "Are the SMs near their peak?", "sm_pct",
+                         "compute-bound", compute};
+
+// The branches of the root, with the checks each visits in order.
+struct Branch {
+  const char* name;     // answer of the root node
+  const char* verdict;  // overall verdict for this branch
+  std::vector<const CheckNode*> checks;
+};
+
+const std::vector<Branch>& branches() {
+  static const std::vector<Branch> b = {
+      {"memory", "memory-bound",
+       {&kCoalescing, &kDramExcess, &kTransfers, &kUmFaults, &kLocal, &kSharedBanks, &kAtomics,
+        &kOccupancy, &kTail, &kAtRoof}},
+      {"compute", "compute-bound",
+       {&kDivergence, &kSharedBanks, &kLocal, &kOccupancy, &kTail, &kCompute}},
+      {"neither", "latency-bound",
+       {&kCoalescing, &kDramExcess, &kTransfers, &kUmFaults, &kSharedBanks, &kLocal, &kAtomics,
+        &kDivergence, &kSync, &kLatency, &kOccupancy, &kTail, &kLaunch}},
+  };
+  return b;
+}
+
+// The root: which throughput is near its peak.
+const Branch& classify(const Probe& p, PathStep& step) {
+  const auto dram = p.metric(m::dram_pct), sm = p.metric(m::sm_pct);
+  step.node = "bottleneck";
+  step.depth = 0;
+  step.question = "What limits the kernel: DRAM bandwidth, SM throughput, or neither?";
+  step.expression = "dram_pct vs memory_bound.dram_pct; sm_pct vs compute_bound.sm_pct";
+  step.evidence = {against(p, m::dram_pct, dram, ">=", "memory_bound.dram_pct"),
+                   against(p, m::sm_pct, sm, ">=", "compute_bound.sm_pct")};
+  const auto& b = branches();
+  const bool memory = dram && *dram >= p.threshold("memory_bound.dram_pct");
+  const bool compute = sm && *sm >= p.threshold("compute_bound.sm_pct");
+  const Branch* branch = &b[2];
+  if (memory && (!compute || *dram >= *sm)) branch = &b[0];
+  else if (compute) branch = &b[1];
+  step.answer = (dram || sm) ? branch->name : "not measured";
+  return *branch;
+}
+
+const char* to_text(Answer a) {
+  switch (a) {
+    case Answer::yes: return "yes";
+    case Answer::no: return "no";
+    case Answer::not_measured: return "not measured";
+  }
+  return "?";
+}
+
+const char* severity_label(double score) {
+  if (score >= 0.8) return "high";
+  if (score >= 0.6) return "medium";
+  return "low";
+}
+
+Finding make_finding(const std::string& id, double score, std::vector<Evidence> ev) {
+  Finding f;
+  f.id = id;
+  f.score = score;
+  f.severity = severity_label(score);
+  f.evidence = std::move(ev);
+  if (const auto* traits = find_finding(id)) {
+    f.title = traits->title;
+    f.explanation = traits->explanation;
+    f.recommendation = traits->recommendation;
+    for (const char* lab : traits->labs) f.labs.emplace_back(lab);
+  }
+  return f;
+}
+
+double longest_duration(const Kernel& k) {
+  auto it = k.metrics.find(m::duration);
+  return it == k.metrics.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+metrics::Unit evidence_unit(const std::string& metric) {
+  using U = metrics::Unit;
+  static const std::map<std::string, U> own = {
+      {"roof_fraction", U::fraction},           {"theoretical_occupancy", U::fraction},
+      {"idle_fraction_last_wave", U::fraction}, {"long_scoreboard_share", U::fraction},
+      {"barrier_share", U::fraction},           {"duration_s", U::seconds},
+      {"waves", U::ratio},                      {"excess_wavefronts_per_inst", U::ratio},
+      {"local_over_global_bytes", U::ratio},    {"atomics_per_load_request", U::ratio}};
+  auto it = own.find(metric);
+  return it != own.end() ? it->second : unit_of(metric);
+}
+
+Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
+  const Probe probe(context, thresholds);
+  Diagnosis out;
+  for (const auto& t : threshold_catalogue())
+    if (thresholds[t.name] != t.default_value) out.thresholds_overridden[t.name] = thresholds[t.name];
+
+  PathStep root;
+  const Branch& branch = classify(probe, root);
+  out.path.push_back(root);
+  out.verdict = branch.verdict;
+
+  for (const CheckNode* node : branch.checks) {
+    const Outcome o = node->evaluate(probe);
+    PathStep step;
+    step.node = node->id;
+    step.depth = 1;
+    step.question = node->question;
+    step.expression = node->expression;
+    step.evidence = o.evidence;
+    step.answer = to_text(o.answer);
+    if (o.answer == Answer::yes) {
+      step.finding = node->finding;
+      out.findings.push_back(make_finding(node->finding, score_of(node->finding, o.severity),
+                                          o.evidence));
+    }
+    out.path.push_back(std::move(step));
+  }
+  std::stable_sort(out.findings.begin(), out.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.score > b.score; });
+  if (!out.findings.empty() && out.findings.front().id == "launch-overhead")
+    out.verdict = "launch-bound";
+  return out;
+}
+
+void diagnose_report(Report& report, const Thresholds& thresholds) {
+  for (auto& v : report.variants) {
+    if (v.status == VariantStatus::skipped) continue;
+    const WorkModel* model = v.kernels.size() == 1 ? &report.work : nullptr;
+    for (auto& k : v.kernels) {
+      if (k.metrics.empty()) continue;  // no counters: nothing to walk
+      KernelContext c{&k, &v, model, &report.device};
+      k.diagnosis = diagnose(c, thresholds);
+    }
+  }
+}
+
+std::string principal_finding(const Variant& variant) {
+  const Kernel* longest = nullptr;
+  for (const auto& k : variant.kernels)
+    if (k.diagnosis && (!longest || longest_duration(k) > longest_duration(*longest))) longest = &k;
+  if (!longest || longest->diagnosis->findings.empty()) return "";
+  return longest->diagnosis->findings.front().id;
+}
+
+bool carries_finding(const Variant& variant, const std::string& finding_id) {
+  for (const auto& k : variant.kernels)
+    if (k.diagnosis)
+      for (const auto& f : k.diagnosis->findings)
+        if (f.id == finding_id) return true;
+  return false;
+}
+
+}  // namespace gpulab::report

@@ -1,0 +1,85 @@
+// Diagnosis: walk the decision tree (reports/decision_tree.cpp) over one kernel's counters and
+// say what limits it and what to do. docs/diagnosis.md draws the tree and explains every
+// threshold.
+//
+// Performance is first a question of data movement, so the walk first locates the bottleneck
+// class (DRAM bandwidth, SM throughput, or neither: the kernel waits), then checks the access
+// pattern, then control flow and synchronization, then resource pressure. Each node evaluates
+// one metric expression against named thresholds and answers yes, no, or "not measured" (a
+// metric is missing: the walk goes on). A "yes" on a check node is a finding. Findings are
+// ranked by a severity score in [0, 1]; the first is the principal finding.
+//
+// Pure host code: it reads report data and needs no GPU, so it works offline on saved reports
+// and on kernels gpulab knows nothing about (without a work model, model-based nodes answer
+// "not measured" and the counter ratios decide).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cupti/metric_catalogue.hpp"
+#include "reports/report.hpp"
+
+namespace gpulab::report {
+
+// Named thresholds with documented defaults (docs/diagnosis.md); overridable by name.
+struct ThresholdTraits {
+  const char* name;
+  double default_value;
+  const char* meaning;
+};
+const std::vector<ThresholdTraits>& threshold_catalogue();
+
+class Thresholds {
+ public:
+  Thresholds();  // the defaults
+  double operator[](const std::string& name) const;
+  // Throws UsageError for an unknown name.
+  void set(const std::string& name, double value);
+  // Parses "NAME=VALUE"; throws UsageError naming the problem.
+  void set_from_text(const std::string& assignment);
+  const std::map<std::string, double>& values() const { return values_; }
+
+ private:
+  std::map<std::string, double> values_;
+};
+
+// Finding ids are stable API: tests and users depend on them.
+struct FindingTraits {
+  const char* id;
+  const char* title;
+  const char* explanation;     // why it costs time
+  const char* recommendation;  // what to change
+  std::vector<const char*> labs;  // labs that demonstrate the fix
+};
+const std::vector<FindingTraits>& finding_catalogue();
+const FindingTraits* find_finding(const std::string& id);
+
+// Everything a walk needs about one kernel and its context.
+struct KernelContext {
+  const Kernel* kernel = nullptr;
+  const Variant* variant = nullptr;  // timing, roof fraction (optional)
+  const WorkModel* model = nullptr;  // the lab's work model, when the variant has one kernel
+  const DeviceInfo* device = nullptr;
+};
+
+// The unit of an evidence entry: metric units for metrics, and those of the walk's own
+// quantities (roof_fraction, waves, duration_s, ...).
+metrics::Unit evidence_unit(const std::string& metric);
+
+// Diagnoses one kernel.
+Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds);
+
+// Diagnoses every kernel of every measured variant of a report, in place.
+void diagnose_report(Report& report, const Thresholds& thresholds);
+
+// The principal finding of a variant: that of its longest kernel (by profiled duration);
+// empty when there is none or the variant has no diagnosis.
+std::string principal_finding(const Variant& variant);
+
+// True when any kernel of the variant carries `finding_id` among its findings.
+bool carries_finding(const Variant& variant, const std::string& finding_id);
+
+}  // namespace gpulab::report

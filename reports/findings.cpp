@@ -1,0 +1,187 @@
+// The finding catalogue and the threshold catalogue of the diagnosis (docs/diagnosis.md).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "reports/diagnosis.hpp"
+#include "reports/errors.hpp"
+
+namespace gpulab::report {
+namespace {
+
+const std::vector<ThresholdTraits> kThresholds = {
+    {"memory_bound.dram_pct", 60,
+     "DRAM throughput, % of peak, from which the kernel counts as memory-bound"},
+    {"compute_bound.sm_pct", 60,
+     "SM throughput, % of peak, from which the kernel counts as compute-bound"},
+    {"uncoalesced.sectors_per_request", 8,
+     "global sectors per request from which accesses count as uncoalesced (4 is ideal for "
+     "4-byte words, 8 for 8-byte words)"},
+    {"redundant.dram_over_model", 1.5,
+     "DRAM bytes per byte the work must move, from which traffic counts as redundant"},
+    {"at_roof.dram_over_model", 1.15,
+     "most DRAM bytes per work-model byte for the bytes to count as already minimal"},
+    {"at_roof.roof_fraction", 0.7,
+     "effective bandwidth over the measured copy roof from which a kernel is at the roof"},
+    {"at_roof.dram_pct", 65,
+     "DRAM throughput, % of peak, that counts as at the roof when there is no work model"},
+    {"shared_banks.excess_per_inst", 0.5,
+     "shared-memory wavefronts beyond one per instruction, per instruction, from which bank "
+     "conflicts count"},
+    {"local.fraction", 0.05,
+     "local-memory bytes per byte of global-memory traffic from which local memory counts"},
+    {"latency.long_scoreboard_share", 0.4,
+     "share of warp cycles stalled on L1TEX (global/local) results from which the kernel is "
+     "latency-bound"},
+    {"occupancy.achieved", 0.5, "achieved occupancy (fraction) at or below which it is low"},
+    {"tail.max_waves", 4, "tail effects are judged only for grids of at most this many waves"},
+    {"tail.idle_fraction", 0.25,
+     "share of SM time the partial last wave leaves idle, from which the tail counts"},
+    {"launch.duration_s", 10e-6,
+     "kernel duration (s) below which launch overhead is comparable to the work"},
+    {"divergence.threads_per_inst", 24,
+     "active threads per warp instruction below which divergence counts (32 = none)"},
+    {"atomics.per_load_request", 1.0,
+     "global atomic requests per global load request from which atomics contend"},
+    {"sync.barrier_share", 0.3,
+     "share of warp cycles stalled at barriers from which synchronization counts"},
+};
+
+const std::vector<FindingTraits> kFindings = {
+    {"uncoalesced-global", "Uncoalesced global memory access",
+     "A warp's loads or stores touch more 32-byte sectors than the bytes it uses need: strided, "
+     "column-wise or misaligned addresses make the memory system move whole sectors for a few "
+     "useful bytes each.",
+     "Make consecutive threads touch consecutive addresses: swap the index mapping, stage tiles "
+     "through shared memory to turn the access around, use structure-of-arrays layouts, align "
+     "rows (cudaMallocPitch).",
+     {"transpose", "coalescing", "aos-soa", "pitched"}},
+    {"redundant-dram-traffic", "DRAM traffic beyond what the work needs",
+     "The kernel reads or writes more DRAM bytes than its inputs and outputs hold: data is "
+     "re-read from DRAM, or partial sectors cost extra reads and writes.",
+     "Reuse data on chip: tile into shared memory or registers so each byte is fetched once, "
+     "fuse passes, keep the working set within L2.",
+     {"matmul", "aos-soa", "transpose"}},
+    {"host-device-transfers", "Host-device transfers dominate",
+     "Copies between host and device take much of the time and do not overlap with kernels; "
+     "pageable host memory makes them slower still.",
+     "Use pinned host memory, split the data into chunks, and overlap copies with kernels on "
+     "several streams; keep data resident on the device between kernels.",
+     {"streams"}},
+    {"um-page-faults", "Unified-memory page faults",
+     "Managed memory first touched on the host migrates page by page on demand when the GPU "
+     "faults on it, stalling the kernel.",
+     "Prefetch with cudaMemPrefetchAsync before the kernel, give access hints "
+     "(cudaMemAdvise), or use explicit device allocations and copies.",
+     {"unified-memory"}},
+    {"memory-bound-at-roof", "Memory-bound at the bandwidth roof",
+     "The kernel moves about the bytes its work needs, at close to the bandwidth the device "
+     "reaches: it is as fast as its data movement allows.",
+     "Only moving fewer bytes helps now: fuse with neighbouring kernels, use smaller data types, "
+     "or compress.",
+     {"transpose", "vectorize"}},
+    {"latency-bound", "Latency-bound: warps wait on memory",
+     "Neither DRAM nor the SMs are near their peaks; warps spend their cycles waiting on "
+     "global or local memory results, and too little independent work is in flight to hide it.",
+     "Put more independent loads in flight per thread (unrolling, vector loads), raise "
+     "occupancy, or copy asynchronously (cp.async, TMA) while computing.",
+     {"async-copy", "vectorize", "occupancy"}},
+    {"shared-bank-conflicts", "Shared-memory bank conflicts",
+     "Threads of a warp hit different words in the same shared-memory bank, so the access is "
+     "split into several wavefronts that the shared-memory pipe serves one after another.",
+     "Pad shared arrays (one extra word per row) or swizzle the index (XOR with the row) so a "
+     "warp's accesses spread over all 32 banks; prefer sequential addressing in reductions.",
+     {"transpose", "reduction"}},
+    {"local-memory", "Local-memory traffic (spills or local arrays)",
+     "Per-thread data lives in local memory, which is device memory cached in L1/L2: register "
+     "spills or arrays indexed at run time turn register accesses into memory traffic.",
+     "Index per-thread arrays with compile-time constants (unroll), reduce live values, or relax "
+     "register caps (__launch_bounds__, -maxrregcount) that force spills.",
+     {"spill"}},
+    {"low-occupancy", "Low occupancy",
+     "Few warps are resident per SM, so there is little other work to switch to when a warp "
+     "waits; the limit is the block size, registers, shared memory or the block count.",
+     "Use blocks of 128 to 256 threads or more, reduce registers or shared memory per block, "
+     "or launch more blocks.",
+     {"occupancy"}},
+    {"tail-effect", "Tail effect: a partial last wave",
+     "The grid is a few waves of blocks and the last one is partial: most SMs idle while a few "
+     "finish it.",
+     "Size the grid as a multiple of the SMs' capacity, or use a grid-stride loop over a grid "
+     "of (number of SMs x blocks per SM) blocks.",
+     {"occupancy"}},
+    {"launch-overhead", "Launch overhead",
+     "The kernel runs for a few microseconds, about as long as it takes to launch it, so the "
+     "GPU idles between launches.",
+     "Batch work into fewer, larger kernels, or capture the launch sequence in a CUDA graph "
+     "and replay it.",
+     {"cuda-graphs"}},
+    {"warp-divergence", "Warp divergence",
+     "Threads of a warp take different branches, so the warp runs both paths with part of its "
+     "lanes masked off.",
+     "Make the branch uniform per warp (sort or partition the data), or compute both results "
+     "and select without branching.",
+     {"divergence"}},
+    {"atomic-contention", "Atomic contention",
+     "Many threads update the same address atomically; the updates are serialized at L2.",
+     "Aggregate first: reduce within the warp (shuffles) and the block (shared memory), then "
+     "issue one atomic per block.",
+     {"atomics", "reduction"}},
+    {"sync-overhead", "Synchronization overhead",
+     "Warps spend much of their time waiting at barriers (__syncthreads) for the rest of their "
+     "block.",
+     "Synchronize less often: do more work between barriers, use warp-level primitives "
+     "(shuffles) inside a warp, and keep the work balanced between warps.",
+     {"reduction"}},
+    {"compute-bound", "Compute-bound",
+     "The SMs run near their peak throughput: arithmetic, not data movement, limits the kernel.",
+     "Use faster instructions (tensor cores, lower precision where acceptable), remove redundant "
+     "arithmetic, or move to a library kernel tuned for the device.",
+     {"matmul"}},
+};
+
+}  // namespace
+
+const std::vector<ThresholdTraits>& threshold_catalogue() { return kThresholds; }
+
+const std::vector<FindingTraits>& finding_catalogue() { return kFindings; }
+
+const FindingTraits* find_finding(const std::string& id) {
+  auto it = std::find_if(kFindings.begin(), kFindings.end(),
+                         [&](const FindingTraits& f) { return id == f.id; });
+  return it == kFindings.end() ? nullptr : &*it;
+}
+
+Thresholds::Thresholds() {
+  for (const auto& t : kThresholds) values_[t.name] = t.default_value;
+}
+
+double Thresholds::operator[](const std::string& name) const { return values_.at(name); }
+
+void Thresholds::set(const std::string& name, double value) {
+  auto it = values_.find(name);
+  if (it == values_.end()) {
+    throw UsageError(
+        fmt::format("unknown threshold '{}' (gpulab diagnose --list-thresholds lists them)", name));
+  }
+  it->second = value;
+}
+
+void Thresholds::set_from_text(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size())
+    throw UsageError(fmt::format("--threshold '{}': expected NAME=VALUE", assignment));
+  const std::string name = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size())
+    throw UsageError(fmt::format("--threshold {}: '{}' is not a number", name, text));
+  set(name, value);
+}
+
+}  // namespace gpulab::report

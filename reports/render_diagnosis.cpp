@@ -1,0 +1,107 @@
+#include "reports/render_diagnosis.hpp"
+
+#include <fmt/format.h>
+
+#include "cupti/metric_catalogue.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/format.hpp"
+
+namespace gpulab::report {
+namespace {
+
+std::string value_text(const Evidence& e) {
+  if (!e.value) return "not measured";
+  return fmtx::metric(*e.value, evidence_unit(e.metric));
+}
+
+// "dram_pct = 33.8% (>= 60.0%)"
+std::string evidence_text(const std::vector<Evidence>& evidence) {
+  std::string out;
+  for (const auto& e : evidence) {
+    if (!out.empty()) out += ", ";
+    const auto* traits = metrics::find(e.metric);
+    out += (traits ? traits->short_name : e.metric) + std::string(" = ") + value_text(e);
+    if (!e.threshold.empty())
+      out += fmt::format(" (threshold {} {})", e.relation,
+                         fmtx::metric(e.threshold_value, evidence_unit(e.metric)));
+  }
+  return out;
+}
+
+std::string answer_text(const PathStep& s) {
+  return s.finding.empty() ? s.answer : s.answer + ": " + s.finding;
+}
+
+std::string path_text(const Diagnosis& d) {
+  std::string out;
+  // Node names in a column three wider than the longest, so that the root (no branch prefix)
+  // and its children ("├─ ") line up their questions.
+  std::size_t width = 0;
+  for (const auto& s : d.path) width = std::max(width, s.node.size() + 3);
+  for (std::size_t i = 0; i < d.path.size(); ++i) {
+    const auto& s = d.path[i];
+    const bool last = i + 1 == d.path.size();
+    const std::string branch = s.depth == 0 ? "" : (last ? "└─ " : "├─ ");
+    const std::string cont = last ? "   " : "│  ";
+    out += fmt::format("{:<{}}  {}\n", branch + s.node, width,
+                       s.question);
+    out += fmt::format("{}{:<{}}  {} → {}\n", cont, "", width - 3, evidence_text(s.evidence),
+                       answer_text(s));
+  }
+  return out;
+}
+
+std::string findings_text(const Diagnosis& d) {
+  if (d.findings.empty()) return "findings: none\n";
+  std::string out = "findings (principal first):\n";
+  int rank = 1;
+  for (const auto& f : d.findings) {
+    out += fmt::format("  {}. {} [{}] {}\n", rank++, f.id, f.severity, f.title);
+    out += "     evidence: " + evidence_text(f.evidence) + "\n";
+    out += "     why: " + f.explanation + "\n";
+    out += "     do:  " + f.recommendation + "\n";
+    if (!f.labs.empty()) {
+      std::string labs;
+      for (const auto& l : f.labs) labs += (labs.empty() ? "" : ", ") + ("gpulab run " + l);
+      out += "     see: " + labs + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_diagnosis(const Report& report, const std::string& variant,
+                             const std::string& kernel) {
+  std::string out;
+  for (const auto& v : report.variants) {
+    if (!variant.empty() && v.name != variant) continue;
+    bool any = false;
+    for (const auto& k : v.kernels) {
+      if (!kernel.empty() && k.name != kernel) continue;
+      any = true;
+      if (!out.empty()) out += "\n";
+      if (!k.diagnosis) {
+        out += fmt::format("{}/{} · {}: not diagnosed: {}\n", report.lab.name, v.name, k.name,
+                           v.counters.note.empty() ? "no counters in the report"
+                                                   : v.counters.note);
+        continue;
+      }
+      const auto& d = *k.diagnosis;
+      out += fmt::format("{}/{} · {} · verdict: {} · principal: {}\n", report.lab.name, v.name,
+                         k.name, d.verdict, d.findings.empty() ? "none" : d.findings.front().id);
+      if (!d.thresholds_overridden.empty()) {
+        std::string t;
+        for (const auto& [name, value] : d.thresholds_overridden)
+          t += fmt::format("{}{}={}", t.empty() ? "" : ", ", name, value);
+        out += "thresholds overridden: " + t + "\n";
+      }
+      out += "\n" + path_text(d) + "\n" + findings_text(d);
+    }
+    if (!any && v.status == VariantStatus::skipped)
+      out += fmt::format("{}/{}: skipped: {}\n", report.lab.name, v.name, v.skip_reason);
+  }
+  return out;
+}
+
+}  // namespace gpulab::report

@@ -1,0 +1,15 @@
+// The diagnosis as text: per kernel, the path walked through the decision tree with the
+// measured value at each node, then the findings, principal first.
+#pragma once
+
+#include <string>
+
+#include "reports/report.hpp"
+
+namespace gpulab::report {
+
+// Every diagnosed kernel of the report (or of one variant / kernel when given).
+std::string render_diagnosis(const Report& report, const std::string& variant = "",
+                             const std::string& kernel = "");
+
+}  // namespace gpulab::report

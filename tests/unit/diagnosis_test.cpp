@@ -1,0 +1,312 @@
+// The decision tree: on the H200 fixtures (real counters) and node by node on hand-picked
+// counter values (inputs chosen to sit on either side of a threshold, not measurements).
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli.hpp"
+#include "cupti/metric_catalogue.hpp"
+#include "reports/derived.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/errors.hpp"
+#include "reports/report_json.hpp"
+
+namespace gpulab::report {
+namespace {
+
+namespace m = metrics::name;
+
+const std::string kTranspose = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
+
+Report diagnosed(const std::string& path, const Thresholds& t = {}) {
+  Report r = load_report(path);
+  diagnose_report(r, t);
+  return r;
+}
+
+// ---- on recorded H200 reports -----------------------------------------------------------------
+
+TEST(DiagnosisFixture, TransposeExpectedPrincipalFindings) {
+  const Report r = diagnosed(kTranspose);
+  EXPECT_EQ(principal_finding(*r.find_variant("naive")), "uncoalesced-global");
+  EXPECT_EQ(principal_finding(*r.find_variant("tiled")), "shared-bank-conflicts");
+  EXPECT_EQ(principal_finding(*r.find_variant("padded")), "memory-bound-at-roof");
+  EXPECT_EQ(principal_finding(*r.find_variant("swizzled")), "memory-bound-at-roof");
+}
+
+TEST(DiagnosisFixture, OptimizedVariantsDoNotCarryTheBaselineFinding) {
+  const Report r = diagnosed(kTranspose);
+  for (const char* v : {"tiled", "padded", "swizzled"})
+    EXPECT_FALSE(carries_finding(*r.find_variant(v), "uncoalesced-global")) << v;
+  for (const char* v : {"padded", "swizzled"})
+    EXPECT_FALSE(carries_finding(*r.find_variant(v), "shared-bank-conflicts")) << v;
+}
+
+TEST(DiagnosisFixture, PathStartsAtTheRootAndRecordsValues) {
+  const Report r = diagnosed(kTranspose);
+  const auto& d = *r.find_variant("tiled")->kernels.at(0).diagnosis;
+  ASSERT_GE(d.path.size(), 5u);
+  EXPECT_EQ(d.path[0].node, "bottleneck");
+  EXPECT_EQ(d.path[0].answer, "neither");
+  EXPECT_EQ(d.verdict, "latency-bound");
+  const auto it = std::find_if(d.path.begin(), d.path.end(),
+                               [](const PathStep& s) { return s.node == "shared-banks"; });
+  ASSERT_NE(it, d.path.end());
+  EXPECT_EQ(it->answer, "yes");
+  EXPECT_EQ(it->finding, "shared-bank-conflicts");
+  bool has_value = false;
+  for (const auto& e : it->evidence) has_value = has_value || (e.value && *e.value > 10);
+  EXPECT_TRUE(has_value) << "the measured wavefronts per instruction are in the evidence";
+  const Report padded = diagnosed(kTranspose);
+  EXPECT_EQ(padded.find_variant("padded")->kernels[0].diagnosis->path[0].answer, "memory");
+}
+
+TEST(DiagnosisFixture, ThresholdOverrideChangesTheAnswerAndIsRecorded) {
+  Thresholds t;
+  t.set("shared_banks.excess_per_inst", 100);
+  const Report r = diagnosed(kTranspose, t);
+  const auto& d = *r.find_variant("tiled")->kernels[0].diagnosis;
+  EXPECT_FALSE(carries_finding(*r.find_variant("tiled"), "shared-bank-conflicts"));
+  EXPECT_EQ(d.thresholds_overridden.at("shared_banks.excess_per_inst"), 100);
+  EXPECT_THROW(t.set("no.such.threshold", 1), gpulab::UsageError);
+  EXPECT_THROW(t.set_from_text("occupancy.achieved"), gpulab::UsageError);
+  EXPECT_THROW(t.set_from_text("occupancy.achieved=lots"), gpulab::UsageError);
+}
+
+TEST(DiagnosisFixture, DiagnosisSurvivesJsonRoundTrip) {
+  const Report r = diagnosed(kTranspose);
+  const auto json = to_json(r);
+  EXPECT_EQ(json["variants"][1]["kernels"][0]["diagnosis"]["principal"], "shared-bank-conflicts");
+  EXPECT_EQ(to_json(from_json(json)), json);
+}
+
+// ---- node by node -----------------------------------------------------------------------------
+
+struct Case {
+  Kernel kernel;
+  Variant variant;
+  WorkModel model{1e9, 1e9, 0};
+  DeviceInfo device;
+  Case() {
+    device.sm_count = 132;
+    kernel.name = "k";
+    kernel.attributes = {32, 0, 0, 0, 256, 132 * 8 * 10, 8, 1.0};
+    // An unremarkable kernel: coalesced, no shared memory, no local memory, full warps.
+    kernel.metrics = {{m::dram_pct, 30},        {m::sm_pct, 20},
+                      {m::gld_sectors, 4e6},    {m::gld_requests, 1e6},
+                      {m::gst_sectors, 4e6},    {m::gst_requests, 1e6},
+                      {m::shld_wavefronts, 0},  {m::shld_inst, 0},
+                      {m::shst_wavefronts, 0},  {m::shst_inst, 0},
+                      {m::local_ld_bytes, 0},   {m::local_st_bytes, 0},
+                      {m::warps_active_pct, 90}, {m::threads_per_inst, 32},
+                      {m::duration, 1e6},       {m::dram_read, 1e9},
+                      {m::dram_write, 1e9},     {m::atom_requests, 0},
+                      {m::red_requests, 0},     {m::warp_latency, 20},
+                      {m::stall_long_scoreboard, 2}, {m::stall_barrier, 1}};
+    variant.roof_fraction = 0.3;
+  }
+  Diagnosis run(const Thresholds& t = {}) {
+    kernel.derived = derive(kernel, &model);
+    return diagnose({&kernel, &variant, &model, &device}, t);
+  }
+};
+
+std::vector<std::string> ids(const Diagnosis& d) {
+  std::vector<std::string> out;
+  for (const auto& f : d.findings) out.push_back(f.id);
+  return out;
+}
+
+bool has(const Diagnosis& d, const std::string& id) {
+  const auto v = ids(d);
+  return std::find(v.begin(), v.end(), id) != v.end();
+}
+
+TEST(DecisionTree, UnremarkableKernelHasNoProblemFindings) {
+  const auto d = Case().run();
+  EXPECT_EQ(d.verdict, "latency-bound");
+  EXPECT_TRUE(d.findings.empty()) << ::testing::PrintToString(ids(d));
+}
+
+TEST(DecisionTree, Coalescing) {
+  Case c;
+  c.kernel.metrics[m::gst_sectors] = 32e6;  // 32 sectors per store request
+  const auto d = c.run();
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].id, "uncoalesced-global");
+  EXPECT_EQ(d.findings[0].severity, "high");
+  c.kernel.metrics[m::gst_sectors] = 7.9e6;  // just under the threshold of 8
+  EXPECT_FALSE(has(c.run(), "uncoalesced-global"));
+}
+
+TEST(DecisionTree, RedundantTrafficNeedsAModel) {
+  Case c;
+  c.kernel.metrics[m::dram_read] = 4e9;  // 5e9 moved for 2e9 of work
+  EXPECT_TRUE(has(c.run(), "redundant-dram-traffic"));
+  c.kernel.derived = derive(c.kernel, nullptr);
+  const auto d = diagnose({&c.kernel, &c.variant, nullptr, &c.device}, Thresholds());
+  EXPECT_FALSE(has(d, "redundant-dram-traffic"));
+  const auto step = std::find_if(d.path.begin(), d.path.end(),
+                                 [](const PathStep& s) { return s.node == "dram-excess"; });
+  ASSERT_NE(step, d.path.end());
+  EXPECT_EQ(step->answer, "not measured");
+}
+
+TEST(DecisionTree, MemoryBoundAtRoofOnlyWhenNothingElse) {
+  Case c;
+  c.kernel.metrics[m::dram_pct] = 80;
+  c.variant.roof_fraction = 0.85;
+  auto d = c.run();
+  EXPECT_EQ(d.verdict, "memory-bound");
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].id, "memory-bound-at-roof");
+  c.kernel.metrics[m::gld_sectors] = 16e6;  // and uncoalesced loads
+  d = c.run();
+  EXPECT_EQ(d.findings[0].id, "uncoalesced-global") << "a problem ranks above 'at the roof'";
+}
+
+TEST(DecisionTree, SharedBankConflicts) {
+  Case c;
+  c.kernel.metrics[m::shld_inst] = 1e5;
+  c.kernel.metrics[m::shld_wavefronts] = 1.2e5;  // 0.2 excess per instruction: fine
+  c.kernel.metrics[m::shst_inst] = 1e5;
+  c.kernel.metrics[m::shst_wavefronts] = 1e5;
+  EXPECT_FALSE(has(c.run(), "shared-bank-conflicts"));
+  c.kernel.metrics[m::shld_wavefronts] = 32e5;
+  EXPECT_EQ(c.run().findings.at(0).id, "shared-bank-conflicts");
+}
+
+TEST(DecisionTree, LocalMemory) {
+  Case c;
+  c.kernel.metrics[m::local_st_bytes] = 100e6;  // vs 256 MB of global sectors
+  EXPECT_TRUE(has(c.run(), "local-memory"));
+}
+
+TEST(DecisionTree, LatencyAndSyncFromStalls) {
+  Case c;
+  c.kernel.metrics[m::stall_long_scoreboard] = 12;  // 60% of 20
+  EXPECT_TRUE(has(c.run(), "latency-bound"));
+  c.kernel.metrics[m::stall_barrier] = 8;  // 40% of 20
+  EXPECT_TRUE(has(c.run(), "sync-overhead"));
+  c.kernel.metrics.erase(m::warp_latency);
+  const auto d = c.run();
+  EXPECT_FALSE(has(d, "latency-bound")) << "no total: not measured, no guess";
+  EXPECT_FALSE(has(d, "sync-overhead"));
+}
+
+TEST(DecisionTree, OccupancyTailLaunchDivergenceAtomics) {
+  Case c;
+  c.kernel.metrics[m::warps_active_pct] = 40;
+  EXPECT_TRUE(has(c.run(), "low-occupancy"));
+
+  Case tail;
+  tail.kernel.attributes.grid_blocks = 132 * 8 + 1;  // one wave and one block
+  EXPECT_TRUE(has(tail.run(), "tail-effect"));
+
+  Case shortk;
+  shortk.kernel.metrics[m::duration] = 3000;  // 3 µs
+  const auto d = shortk.run();
+  EXPECT_TRUE(has(d, "launch-overhead"));
+  EXPECT_EQ(d.verdict, "launch-bound");
+
+  Case div;
+  div.kernel.metrics[m::threads_per_inst] = 16;
+  EXPECT_TRUE(has(div.run(), "warp-divergence"));
+
+  Case atom;
+  atom.kernel.metrics[m::red_requests] = 16e6;  // 16 atomics per load request
+  EXPECT_EQ(atom.run().findings.at(0).id, "atomic-contention");
+}
+
+TEST(DecisionTree, ComputeBound) {
+  Case c;
+  c.kernel.metrics[m::sm_pct] = 85;
+  const auto d = c.run();
+  EXPECT_EQ(d.verdict, "compute-bound");
+  EXPECT_EQ(d.path[0].answer, "compute");
+  EXPECT_TRUE(has(d, "compute-bound"));
+}
+
+TEST(DecisionTree, MissingMetricsSayNotMeasuredAndTheWalkGoesOn) {
+  Case c;
+  c.kernel.metrics = {{m::threads_per_inst, 8}};  // almost nothing measured
+  const auto d = c.run();
+  EXPECT_EQ(d.path[0].answer, "not measured");
+  EXPECT_GT(d.path.size(), 5u) << "every node of the branch is still visited";
+  int not_measured = 0;
+  for (const auto& s : d.path) not_measured += s.answer == "not measured";
+  EXPECT_GT(not_measured, 5);
+  EXPECT_TRUE(has(d, "warp-divergence")) << "what was measured is still judged";
+}
+
+TEST(DecisionTree, EveryFindingIdIsInTheCatalogue) {
+  for (const char* id :
+       {"uncoalesced-global", "redundant-dram-traffic", "host-device-transfers", "um-page-faults",
+        "memory-bound-at-roof", "latency-bound", "shared-bank-conflicts", "local-memory",
+        "low-occupancy", "tail-effect", "launch-overhead", "warp-divergence", "atomic-contention",
+        "sync-overhead", "compute-bound"}) {
+    const auto* f = find_finding(id);
+    ASSERT_NE(f, nullptr) << id;
+    EXPECT_GT(std::string(f->explanation).size(), 40u) << id;
+    EXPECT_GT(std::string(f->recommendation).size(), 40u) << id;
+  }
+}
+
+// ---- the command --------------------------------------------------------------------------------
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run_cli(const std::vector<std::string>& args) {
+  app::Session session;
+  std::ostringstream out, err;
+  app::Io io{out, err, false};
+  const int code = app::dispatch(args, session, io);
+  return {code, out.str(), err.str()};
+}
+
+TEST(DiagnoseCommand, OfflineReportText) {
+  const auto r = run_cli({"diagnose", "--report", kTranspose, "--variant", "tiled"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("transpose/tiled · transpose_tiled · verdict: latency-bound · principal: "
+                       "shared-bank-conflicts"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("├─ shared-banks"), std::string::npos);
+  EXPECT_NE(r.out.find("1. shared-bank-conflicts [high]"), std::string::npos);
+  EXPECT_EQ(r.out.find("transpose/naive"), std::string::npos) << "only the asked variant";
+}
+
+TEST(DiagnoseCommand, OfflineReportJsonCarriesThePath) {
+  const auto r = run_cli({"diagnose", "--report", kTranspose, "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  const auto& d = json["variants"][0]["kernels"][0]["diagnosis"];
+  EXPECT_EQ(d["principal"], "uncoalesced-global");
+  EXPECT_EQ(d["path"][0]["node"], "bottleneck");
+  EXPECT_FALSE(d["findings"][0]["recommendation"].get<std::string>().empty());
+}
+
+TEST(DiagnoseCommand, ThresholdsAndBadInput) {
+  auto r = run_cli({"diagnose", "--report", kTranspose, "--variant", "tiled", "--threshold",
+                    "shared_banks.excess_per_inst=100"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("principal: shared-bank-conflicts"), std::string::npos);
+  EXPECT_NE(r.out.find("thresholds overridden: shared_banks.excess_per_inst=100"),
+            std::string::npos);
+  r = run_cli({"diagnose", "--list-thresholds"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("memory_bound.dram_pct"), std::string::npos);
+  EXPECT_EQ(run_cli({"diagnose"}).code, 2);
+  EXPECT_EQ(run_cli({"diagnose", "transpose", "--report", kTranspose}).code, 2);
+  EXPECT_EQ(run_cli({"diagnose", "--report", kTranspose, "--variant", "bogus"}).code, 2);
+  EXPECT_EQ(run_cli({"diagnose", "--report", kTranspose, "--kernel", "bogus"}).code, 2);
+  EXPECT_EQ(run_cli({"diagnose", "--report", kTranspose, "--threshold", "x=1"}).code, 2);
+  EXPECT_EQ(run_cli({"diagnose", "--report", "/nonexistent.json"}).code, 2);
+}
+
+}  // namespace
+}  // namespace gpulab::report
