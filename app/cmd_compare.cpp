@@ -75,7 +75,14 @@ int run_compare(const CompareOptions& options, Io& io) {
     throw UsageError("compare needs two or more reports, or one report and --variants A,B");
 
   std::vector<report::Report> reports;
-  for (const auto& file : options.files) reports.push_back(report::load_report(file));
+  for (const auto& file : options.files) {
+    auto& r = reports.emplace_back(report::load_report(file));
+    // Findings resolved and introduced need a diagnosis: make one when the report has none.
+    bool diagnosed = false;
+    for (const auto& v : r.variants)
+      for (const auto& k : v.kernels) diagnosed = diagnosed || k.diagnosis.has_value();
+    if (!diagnosed) diagnose_into(r, report::Thresholds());
+  }
 
   std::vector<report::Comparison> comparisons;
   if (!options.variants.empty()) {

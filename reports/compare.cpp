@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -92,6 +93,31 @@ std::vector<KernelDelta> kernel_deltas(const Variant* a, const Variant* b, bool 
   return out;
 }
 
+std::set<std::string> finding_ids(const Variant* v) {
+  std::set<std::string> ids;
+  if (!v) return ids;
+  for (const auto& k : v->kernels)
+    if (k.diagnosis)
+      for (const auto& f : k.diagnosis->findings) ids.insert(f.id);
+  return ids;
+}
+
+bool diagnosed(const Variant* v) {
+  if (!v) return false;
+  for (const auto& k : v->kernels)
+    if (k.diagnosis) return true;
+  return false;
+}
+
+void compare_findings(const Variant* a, const Variant* b, VariantComparison& out) {
+  if (!diagnosed(a) || !diagnosed(b)) return;
+  const auto fa = finding_ids(a), fb = finding_ids(b);
+  for (const auto& id : fa)
+    (fb.count(id) ? out.findings_unchanged : out.findings_resolved).push_back(id);
+  for (const auto& id : fb)
+    if (!fa.count(id)) out.findings_introduced.push_back(id);
+}
+
 VariantComparison compare_variant(const std::string& lab, const Variant* a, const Variant* b,
                                   bool by_order, const CompareOptions& options) {
   VariantComparison out;
@@ -117,6 +143,7 @@ VariantComparison compare_variant(const std::string& lab, const Variant* a, cons
     }
   }
   out.kernels = kernel_deltas(a, b, by_order, options);
+  compare_findings(a, b, out);
   return out;
 }
 

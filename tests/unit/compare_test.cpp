@@ -132,6 +132,19 @@ TEST(Compare, TwoVariantsOfOneReport) {
   EXPECT_NE(r.out.find("transpose_naive → transpose_padded"), std::string::npos) << r.out;
 }
 
+TEST(Compare, FindingsResolvedAndIntroduced) {
+  const auto r = run_cli({"compare", kA, "--variants", "naive,tiled"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("resolved uncoalesced-global; introduced shared-bank-conflicts"),
+            std::string::npos)
+      << r.out;
+  const auto json = run_cli({"compare", kA, "--variants", "tiled,padded", "--format", "json"});
+  const auto doc = nlohmann::json::parse(json.out);
+  const auto& findings = doc["comparisons"][0]["variants"][0]["findings"];
+  EXPECT_EQ(findings["resolved"], nlohmann::json::array({"shared-bank-conflicts"}));
+  EXPECT_EQ(findings["introduced"], nlohmann::json::array({"memory-bound-at-roof"}));
+}
+
 TEST(Compare, DifferentParametersOrDevicesWarnOnce) {
   auto r = run_cli({"compare", kA, kB});
   ASSERT_EQ(r.code, 0) << r.err;
