@@ -12,7 +12,7 @@ namespace gpulab::app {
 namespace {
 
 std::string thresholds_text() {
-  TextTable table({"threshold", "default", "meaning"}, 1);
+  TextTable table({"threshold", "default", "meaning"}, 3);
   for (const auto& t : report::threshold_catalogue())
     table.add_row({t.name, fmt::format("{}", t.default_value), t.meaning});
   return table.render();
