@@ -1,0 +1,98 @@
+// The coalescing lab on a real GPU: every variant correct at small and default sizes, and the
+// sectors-per-request and DRAM signature of strided, shifted and contiguous reads.
+#include <gtest/gtest.h>
+
+#include "app/lab_runner.hpp"
+#include "gpu/gpu_session.hpp"
+#include "labs/registry.hpp"
+#include "reports/derived.hpp"
+
+namespace gpulab {
+namespace {
+
+namespace d = report::derived;
+
+report::Report run_coalescing(app::RunSettings settings) {
+  return app::run_lab(test::gpu_session(), labs::lab_or_throw("coalescing"), settings,
+                      {"coalescing_gpu_test"});
+}
+
+double derived(const report::Variant& v, const char* name) {
+  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
+  const auto& k = v.kernels.at(0);
+  auto it = k.derived.find(name);
+  EXPECT_NE(it, k.derived.end()) << v.name << ": " << name << " not measured";
+  return it == k.derived.end() ? -1 : it->second;
+}
+
+TEST(CoalescingGpu, AllVariantsCorrectAtSmallSizesAndStrides) {
+  GPULAB_REQUIRE_GPU();
+  for (int n : {1, 1000, 1025, 4099}) {
+    for (int stride : {1, 7, 32}) {
+      app::RunSettings s;
+      s.size = n;
+      s.params = {{"stride", stride}};
+      s.repeat = 1;
+      s.warmup = 0;
+      s.metrics = "none";
+      const auto r = run_coalescing(s);
+      ASSERT_EQ(r.variants.size(), 3u);
+      for (const auto& v : r.variants) {
+        EXPECT_EQ(v.check.status, report::CheckStatus::passed)
+            << "n=" << n << " stride=" << stride << " " << v.name << ": " << v.check.message;
+        EXPECT_EQ(v.check.elements, static_cast<std::uint64_t>(n));
+        EXPECT_EQ(v.check.max_abs_error, 0.0) << v.name;
+      }
+    }
+  }
+}
+
+// One run at the default size (2^26 elements, stride 8) with the basic counters.
+const report::Report& default_run() {
+  static const report::Report r = [] {
+    app::RunSettings s;
+    s.repeat = 20;
+    return run_coalescing(s);
+  }();
+  return r;
+}
+
+TEST(CoalescingGpu, DefaultSizeCorrectAndCoalescedReadsFaster) {
+  GPULAB_REQUIRE_GPU();
+  const auto& r = default_run();
+  ASSERT_EQ(r.variants.size(), 3u);
+  EXPECT_EQ(r.params.at("size"), 1 << 26);
+  EXPECT_EQ(r.params.at("stride"), 8);
+  for (const auto& v : r.variants)
+    EXPECT_EQ(v.check.status, report::CheckStatus::passed) << v.name << ": " << v.check.message;
+  // The strided copy moves 4.5x the DRAM bytes (8x the reads: a whole sector per float).
+  EXPECT_GE(r.find_variant("contiguous")->speedup, 3.0);
+  // The shifted read moves the same DRAM bytes as the contiguous one: no big difference.
+  EXPECT_LE(r.find_variant("offset")->timing.median,
+            1.5 * r.find_variant("contiguous")->timing.median);
+}
+
+TEST(CoalescingGpu, CountersShowSectorsPerRequestAndWastedDramReads) {
+  GPULAB_REQUIRE_GPU();
+  const auto& r = default_run();
+  if (!r.device.counters_available) GTEST_SKIP() << r.device.counters_unavailable_reason;
+  const auto& strided = *r.find_variant("strided");
+  const auto& offset = *r.find_variant("offset");
+  const auto& contiguous = *r.find_variant("contiguous");
+
+  EXPECT_NEAR(derived(strided, d::gld_sectors_per_request), 32.0, 0.5);
+  const double offset_sectors = derived(offset, d::gld_sectors_per_request);
+  EXPECT_GT(offset_sectors, 4.5);
+  EXPECT_LT(offset_sectors, 5.5);
+  EXPECT_NEAR(derived(contiguous, d::gld_sectors_per_request), 4.0, 0.1);
+  for (const auto* v : {&strided, &offset, &contiguous})
+    EXPECT_NEAR(derived(*v, d::gst_sectors_per_request), 4.0, 0.1) << v->name;
+
+  // A whole 32-byte sector per useful 4-byte float: 8x the model, and never less.
+  EXPECT_GE(derived(strided, d::dram_read_over_model), 7.5);
+  EXPECT_NEAR(derived(offset, d::dram_read_over_model), 1.0, 0.05);
+  EXPECT_NEAR(derived(contiguous, d::dram_read_over_model), 1.0, 0.05);
+}
+
+}  // namespace
+}  // namespace gpulab
