@@ -1,59 +1,74 @@
 #include "app/cli.hpp"
 
-#include <algorithm>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <exception>
+#include <iostream>
 
-#include <CLI/CLI.hpp>
-
-#include "app/commands.hpp"
+#include "app/command_line.hpp"
+#include "app/shell.hpp"
 #include "app/version.hpp"
 #include "reports/errors.hpp"
 
 namespace gpulab::app {
 
-int dispatch(const std::vector<std::string>& args, Session& session, Io& io) {
-  CLI::App app{"gpulab: CUDA optimization labs measured with hardware counters", "gpulab"};
+CommandLine::CommandLine()
+    : app("gpulab: CUDA optimization labs measured with hardware counters", "gpulab") {
   app.set_version_flag("--version", std::string("gpulab ") + kVersion + " (" + kGitSha + ")");
   app.require_subcommand(0, 1);
+  list_cmd = add_list(app, list);
+  info_cmd = add_info(app, info);
+  run_cmd = add_run(app, run);
+  diagnose_cmd = add_diagnose(app, diagnose);
+  compare_cmd = add_compare(app, compare);
+  selftest_cmd = add_selftest(app, selftest);
+  shell_cmd = app.add_subcommand("shell", "Interactive session: the same commands, one GPU setup");
+  complete_cmd = add_complete(app, complete);
+}
 
-  ListOptions list;
-  InfoOptions info;
-  RunOptions run;
-  CompareOptions compare;
-  DiagnoseOptions diagnose;
-  SelftestOptions selftest;
-  CLI::App* list_cmd = add_list(app, list);
-  CLI::App* info_cmd = add_info(app, info);
-  CLI::App* run_cmd = add_run(app, run);
-  CLI::App* compare_cmd = add_compare(app, compare);
-  CLI::App* diagnose_cmd = add_diagnose(app, diagnose);
-  CLI::App* selftest_cmd = add_selftest(app, selftest);
+Io standard_io() {
+  const bool out_tty = ::isatty(STDOUT_FILENO) == 1;
+  const bool err_tty = ::isatty(STDERR_FILENO) == 1;
+  const char* no_color = std::getenv("NO_COLOR");
+  Io io{std::cout, std::cerr};
+  io.progress = err_tty;
+  io.color = out_tty && !(no_color && *no_color);
+  io.in = &std::cin;
+  io.interactive = ::isatty(STDIN_FILENO) == 1;
+  return io;
+}
 
+int dispatch(const std::vector<std::string>& args, Session& session, Io& io) {
+  CommandLine cli;
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
-    app.parse(reversed);
+    cli.app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e, io.out, io.err);
+    return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e, io.out, io.err);
+    return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e, io.out, io.err);
+    return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::ParseError& e) {
     io.err << "gpulab: error: " << e.what() << " (see gpulab --help)\n";
     return static_cast<int>(ExitCode::usage);
   }
 
   try {
-    if (list_cmd->parsed()) return run_list(list, io);
-    if (info_cmd->parsed()) return run_info(info, session, io);
-    if (run_cmd->parsed()) return run_run(run, session, io, args);
-    if (compare_cmd->parsed()) return run_compare(compare, io);
-    if (diagnose_cmd->parsed()) return run_diagnose(diagnose, session, io, args);
-    if (selftest_cmd->parsed()) return run_selftest(selftest, session, io);
-    io.out << app.help();
+    if (cli.list_cmd->parsed()) return run_list(cli.list, io);
+    if (cli.info_cmd->parsed()) return run_info(cli.info, session, io);
+    if (cli.run_cmd->parsed()) return run_run(cli.run, session, io, args);
+    if (cli.compare_cmd->parsed()) return run_compare(cli.compare, io);
+    if (cli.diagnose_cmd->parsed()) return run_diagnose(cli.diagnose, session, io, args);
+    if (cli.selftest_cmd->parsed()) return run_selftest(cli.selftest, session, io);
+    if (cli.shell_cmd->parsed()) return run_shell(session, io);
+    if (cli.complete_cmd->parsed()) return run_complete(cli.complete, io);
+    io.out << cli.app.help();
     return static_cast<int>(ExitCode::ok);
   } catch (const Error& e) {
     io.err << "gpulab: error: " << e.what() << "\n";
+    session.note_error(e);
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     io.err << "gpulab: internal error: " << e.what() << "\n";

@@ -13,12 +13,25 @@ namespace gpulab::app {
 struct Io {
   std::ostream& out;
   std::ostream& err;
-  bool progress = false;  // progress lines on `err` (only when it is a terminal)
+  bool progress = false;     // progress lines on `err` (only when it is a terminal)
+  bool color = false;        // ANSI colors in text output (a terminal, and NO_COLOR unset)
+  std::istream* in = nullptr;  // the shell's input
+  bool interactive = false;  // `in` is a terminal: prompt, line editing, completion
 };
+
+// Io for the process's standard streams, with colors and progress decided from the terminal
+// and the NO_COLOR convention (https://no-color.org).
+Io standard_io();
 
 // Parses and runs one command line (without the program name). Never throws: an error is
 // printed as one line on io.err ("gpulab: error: ...") and returned as an exit code (see
 // ExitCode in reports/errors.hpp).
 int dispatch(const std::vector<std::string>& args, Session& session, Io& io);
+
+// Candidates for the word being typed (`partial`) after `words` (the words before it, command
+// first): commands, options, labs, variants, metric sets. Used by the shell's tab completion
+// and by `gpulab complete` for the bash and zsh completion scripts.
+std::vector<std::string> complete(const std::vector<std::string>& words, const std::string& partial,
+                                  bool in_shell);
 
 }  // namespace gpulab::app

@@ -68,6 +68,7 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
     report = report::load_report(options.report_path);
     require_variant_and_kernel(report, variant, options.kernel, "'" + options.report_path + "'");
     diagnose_into(report, thresholds);
+    session.remember(report);
     if (!run.json_path.empty()) report::save_report(run.json_path, report);
     if (run.format == "json") io.out << report::to_json(report).dump(2) << "\n";
   } else {

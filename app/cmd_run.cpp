@@ -109,6 +109,7 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
   full_argv.insert(full_argv.end(), argv.begin(), argv.end());
   auto report = run_lab(session, lab, options.settings, full_argv);
   if (options.diagnose) diagnose_into(report, thresholds);
+  session.remember(report);
   if (!options.json_path.empty()) report::save_report(options.json_path, report);
   if (options.format == "json") {
     io.out << report::to_json(report).dump(2) << "\n";

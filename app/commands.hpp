@@ -61,6 +61,12 @@ CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options);
 int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
                  const std::vector<std::string>& argv);
 
+struct CompleteOptions {
+  std::vector<std::string> words;
+};
+CLI::App* add_complete(CLI::App& root, CompleteOptions& options);
+int run_complete(const CompleteOptions& options, Io& io);
+
 struct SelftestOptions {
   std::string labs = "all";
   int repeat = 5;

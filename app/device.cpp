@@ -74,6 +74,24 @@ report::DeviceInfo open_device(int index) {
   return d;
 }
 
+bool is_sticky_cuda_error(int status) {
+  switch (static_cast<cudaError_t>(status)) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
 report::Roofs measure_roofs(const report::DeviceInfo& device) {
   // 1 GiB per buffer: ~17x the H200's L2, so the copy streams from and to DRAM. Smaller when
   // the device has less free memory.

@@ -14,4 +14,8 @@ report::DeviceInfo open_device(int index);
 // large buffers, median of several copies; the roof effective bandwidths are compared with.
 report::Roofs measure_roofs(const report::DeviceInfo& device);
 
+// True for CUDA errors after which the context cannot be used again (a faulting kernel): the
+// process must be restarted.
+bool is_sticky_cuda_error(int status);
+
 }  // namespace gpulab::app

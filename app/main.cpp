@@ -11,8 +11,11 @@
 int main(int argc, char** argv) {
   try {
     gpulab::app::Session session;
-    gpulab::app::Io io{std::cout, std::cerr, ::isatty(STDERR_FILENO) == 1};
-    return gpulab::app::dispatch(std::vector<std::string>(argv + 1, argv + argc), session, io);
+    gpulab::app::Io io = gpulab::app::standard_io();
+    std::vector<std::string> args(argv + 1, argv + argc);
+    // `gpulab` alone on a terminal is the interactive shell.
+    if (args.empty() && io.interactive && ::isatty(STDOUT_FILENO) == 1) args = {"shell"};
+    return gpulab::app::dispatch(args, session, io);
   } catch (const std::exception& e) {  // e.g. a failure while tearing the session down
     std::cerr << "gpulab: internal error: " << e.what() << "\n";
     return static_cast<int>(gpulab::ExitCode::internal);

@@ -11,6 +11,7 @@ Session::Session(int device_index) : device_index_(device_index) {}
 Session::~Session() = default;
 
 const report::DeviceInfo& Session::device() {
+  if (broken_) throw NoGpuError(*broken_);
   if (!device_) {
     auto info = open_device(device_index_);
     info.cupti_version = cupti::api_version();
@@ -41,6 +42,14 @@ cupti::RangeProfiler* Session::profiler(const std::vector<std::string>& metrics,
     device_->counters_unavailable_reason = e.what();
     why_not = e.what();
     return nullptr;
+  }
+}
+
+void Session::note_error(const Error& error) {
+  const auto* api = dynamic_cast<const ApiError*>(&error);
+  if (api && api->api() == "CUDA" && is_sticky_cuda_error(api->status())) {
+    broken_ = "the CUDA context is unusable after an earlier error (" + std::string(error.what()) +
+              "); restart gpulab";
   }
 }
 

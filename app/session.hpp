@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/errors.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::cupti {
@@ -42,12 +43,24 @@ class Session {
   // unavailable altogether.
   std::optional<std::vector<std::string>> unsupported_metrics(const std::vector<std::string>& names);
 
+  // The last report a command produced (for the shell's `last` and `save`).
+  void remember(const report::Report& report) { last_report_ = report; }
+  const std::optional<report::Report>& last_report() const { return last_report_; }
+
+  // Called with every error a command ends with. A CUDA error that leaves the context unusable
+  // (an illegal address, a kernel that faulted) marks the session broken: later GPU commands
+  // fail at once with a message that says to restart.
+  void note_error(const Error& error);
+  const std::optional<std::string>& broken() const { return broken_; }
+
  private:
   int device_index_;
   std::optional<report::DeviceInfo> device_;
   std::vector<std::string> profiler_metrics_;
   std::unique_ptr<cupti::RangeProfiler> profiler_;
   std::optional<std::string> counters_unavailable_;  // set once counters were found missing
+  std::optional<report::Report> last_report_;
+  std::optional<std::string> broken_;
 };
 
 }  // namespace gpulab::app

@@ -2,7 +2,8 @@
 # Installs gpulab's build dependencies on Debian or Ubuntu (the CUDA toolkit must already be
 # installed, under /usr/local/cuda). Safe to run again: apt-get skips what is installed.
 set -euo pipefail
-packages=(cmake ninja-build g++ git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev)
+packages=(cmake ninja-build g++ git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
+          libedit-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,127 @@
+// Completion of command lines: one engine for the shell's tab key and for `gpulab complete`,
+// which the bash and zsh scripts in scripts/completions call. Commands and options come from
+// the CLI11 definition itself, labs and variants from the registry.
+#include <algorithm>
+
+#include "app/cli.hpp"
+#include "app/command_line.hpp"
+#include "app/shell.hpp"
+#include "cupti/metric_catalogue.hpp"
+#include "labs/registry.hpp"
+
+namespace gpulab::app {
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::vector<std::string> lab_names() {
+  std::vector<std::string> names;
+  for (const auto* lab : labs::all_labs()) names.push_back(lab->spec().name);
+  return names;
+}
+
+// The first word after the command that is not an option (or an option's value): the lab.
+std::string positional_lab(const std::vector<std::string>& words, const CLI::App& sub) {
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const auto& w = words[i];
+    if (starts_with(w, "-")) {
+      const auto* opt = sub.get_option_no_throw(w);
+      if (opt && opt->get_type_size() != 0) ++i;  // skip the option's value
+      continue;
+    }
+    return w;
+  }
+  return "";
+}
+
+std::vector<std::string> option_names(const CLI::App& sub) {
+  std::vector<std::string> out{"--help"};
+  for (const auto* opt : sub.get_options()) {
+    for (const auto& l : opt->get_lnames()) out.push_back("--" + l);
+    for (const auto& s : opt->get_snames()) out.push_back("-" + s);
+  }
+  return out;
+}
+
+std::vector<std::string> candidates(const std::vector<std::string>& words, bool in_shell) {
+  CommandLine cli;
+  if (words.empty()) {
+    std::vector<std::string> out;
+    for (const auto* sub : cli.app.get_subcommands([](const CLI::App* s) {
+           return !s->get_group().empty();  // hidden commands have no group
+         })) {
+      if (in_shell && sub->get_name() == "shell") continue;
+      out.push_back(sub->get_name());
+    }
+    if (in_shell)
+      for (const auto& b : shell_builtins()) out.push_back(b);
+    return out;
+  }
+  const std::string& command = words.front();
+  if (in_shell && command == "help") return words.size() == 1 ? candidates({}, true) : std::vector<std::string>{};
+  if (in_shell && command == "set") return words.size() == 1 ? shell_setting_names() : std::vector<std::string>{};
+
+  const CLI::App* sub = nullptr;
+  for (const auto* s : cli.app.get_subcommands([](const CLI::App*) { return true; }))
+    if (s->get_name() == command) sub = s;
+  if (!sub) return {};
+
+  const std::string prev = words.size() > 1 ? words.back() : "";
+  if (prev == "--variant" || prev == "-v" || prev == "--variants") {
+    std::vector<std::string> out{"all"};
+    if (const auto* lab = labs::find_lab(positional_lab(words, *sub)))
+      for (const auto& v : lab->spec().variants) out.push_back(v.name);
+    return out;
+  }
+  if (prev == "--metrics" || prev == "-m" || prev == "--check-metrics")
+    return metrics::set_names();
+  if (prev == "--format" || prev == "-f") return {"text", "json", "markdown", "csv"};
+  if (prev == "--cache-control") return {"all", "none"};
+  if (prev == "--labs") return lab_names();
+  if (starts_with(prev, "-")) {
+    const auto* opt = sub->get_option_no_throw(prev);
+    if (opt && opt->get_type_size() != 0) return {};  // a value: a number or a file name
+  }
+  std::vector<std::string> out = option_names(*sub);
+  if ((command == "run" || command == "diagnose") && positional_lab(words, *sub).empty()) {
+    const auto labs = lab_names();
+    out.insert(out.end(), labs.begin(), labs.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> complete(const std::vector<std::string>& words, const std::string& partial,
+                                  bool in_shell) {
+  auto all = candidates(words, in_shell);
+  std::vector<std::string> out;
+  for (auto& c : all)
+    if (starts_with(c, partial) && (!starts_with(c, "-") || starts_with(partial, "-")))
+      out.push_back(std::move(c));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+CLI::App* add_complete(CLI::App& root, CompleteOptions& options) {
+  auto* cmd = root.add_subcommand("complete", "Print completions (for the shell scripts)");
+  cmd->group("");  // hidden from --help
+  cmd->add_option("words", options.words, "The words typed so far; the last is being completed");
+  return cmd;
+}
+
+int run_complete(const CompleteOptions& options, Io& io) {
+  std::vector<std::string> words = options.words;
+  std::string partial;
+  if (!words.empty()) {
+    partial = words.back();
+    words.pop_back();
+  }
+  for (const auto& c : complete(words, partial, false)) io.out << c << "\n";
+  return 0;
+}
+
+}  // namespace gpulab::app
