@@ -39,8 +39,9 @@ void check_and_time(labs::LabRun& run, report::Variant& out, const RunSettings& 
 
   out.timing = labs::time_launches([&](cudaStream_t s) { run.launch(out.name, s); }, stream,
                                    settings.warmup, settings.repeat, flusher);
-  if (r.work.bytes() > 0 && out.timing.median > 0) {
-    out.effective_bandwidth = r.work.bytes() / out.timing.median;
+  const auto& work = r.work_of(out);
+  if (work.bytes() > 0 && out.timing.median > 0) {
+    out.effective_bandwidth = work.bytes() / out.timing.median;
     if (r.device.roofs.copy_bandwidth > 0)
       out.roof_fraction = out.effective_bandwidth / r.device.roofs.copy_bandwidth;
   }
@@ -174,6 +175,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
     out.name = vs->name;
     out.role = vs->role;
     out.description = vs->description;
+    out.work = run->variant_work(vs->name);
     if (auto reason = run->skip_reason(vs->name)) {
       out.status = report::VariantStatus::skipped;
       out.skip_reason = *reason;

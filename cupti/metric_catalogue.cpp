@@ -42,6 +42,8 @@ const std::vector<MetricTraits> kCatalogue = {
     {name::atom_requests, "atom_requests", U::count, "global atomic requests that return a value (ATOM)", G::memory},
     {name::red_requests, "red_requests", U::count, "global reductions without a return value (RED)", G::memory},
     {name::l2_bytes, "l2_bytes", U::bytes, "bytes moved through L2 (all requests)", G::memory},
+    {name::gld_bytes_requested, "gld_bytes_requested", U::bytes, "bytes global load instructions asked for (instrumented)", G::memory},
+    {name::gst_bytes_requested, "gst_bytes_requested", U::bytes, "bytes global store instructions asked for (instrumented)", G::memory},
     // stalls: why warps did not issue, in warp cycles per issued instruction
     {name::warp_latency, "warp_latency", U::ratio, "warp cycles per issued instruction, all reasons", G::stalls},
     {name::stall_long_scoreboard, "stall_long_scoreboard", U::ratio, "stalled on global/local memory (L1TEX) results", G::stalls},

@@ -71,6 +71,13 @@ class LabRun {
   // The fewest bytes the computation must move and the flops it must do.
   virtual report::WorkModel work() const = 0;
 
+  // A variant that computes something else than the lab's main computation (e.g. one that
+  // reads every field where the others read one) gives its own model here.
+  virtual std::optional<report::WorkModel> variant_work(const std::string& variant) const {
+    (void)variant;
+    return std::nullopt;
+  }
+
   // Why this variant cannot run here (e.g. too few GPUs); nullopt when it can.
   virtual std::optional<std::string> skip_reason(const std::string& variant) const {
     (void)variant;

@@ -65,24 +65,46 @@ Outcome not_measured(std::vector<Evidence> ev) { return {Answer::not_measured, 0
 
 // ---- check nodes ------------------------------------------------------------------------------
 
+// With the instrumented byte counts, the over-fetch factor judges any access width (a float4
+// load moves 16 sectors per request and wastes nothing). Without them, sectors per request
+// against the 4-byte ideal is the fallback, which over-flags 8- and 16-byte accesses.
 Outcome coalescing(const Probe& p) {
-  const auto ld = p.metric(d::gld_sectors_per_request), st = p.metric(d::gst_sectors_per_request);
+  const auto ld = p.metric(d::gld_overfetch), st = p.metric(d::gst_overfetch);
+  if (ld || st) {
+    const std::string t = "uncoalesced.overfetch";
+    std::vector<Evidence> ev{against(p, d::gld_overfetch, ld, ">=", t),
+                             against(p, d::gst_overfetch, st, ">=", t)};
+    const double worst = std::max(ld.value_or(0), st.value_or(0));
+    if (worst < p.threshold(t)) return no(ev);
+    return yes(1.0 - 1.0 / worst, ev);  // share of moved bytes nobody asked for
+  }
+  const auto ld_spr = p.metric(d::gld_sectors_per_request);
+  const auto st_spr = p.metric(d::gst_sectors_per_request);
   const std::string t = "uncoalesced.sectors_per_request";
-  std::vector<Evidence> ev{against(p, d::gld_sectors_per_request, ld, ">=", t),
-                           against(p, d::gst_sectors_per_request, st, ">=", t)};
-  if (!ld && !st) return not_measured(ev);
-  const double worst = std::max(ld.value_or(0), st.value_or(0));
+  std::vector<Evidence> ev{against(p, d::gld_sectors_per_request, ld_spr, ">=", t),
+                           against(p, d::gst_sectors_per_request, st_spr, ">=", t)};
+  if (!ld_spr && !st_spr) return not_measured(ev);
+  const double worst = std::max(ld_spr.value_or(0), st_spr.value_or(0));
   if (worst < p.threshold(t)) return no(ev);
   return yes(1.0 - 4.0 / worst, ev);  // share of moved sectors a 4-byte-coalesced access avoids
 }
 
+// DRAM bytes beyond the work model. When the load over-fetch is measured, the reads it
+// explains (whole sectors for partly used data) are the coalescing node's finding, not this
+// one's: only the excess beyond it counts here, i.e. data fetched from DRAM more than once.
 Outcome dram_excess(const Probe& p) {
   const auto ratio = p.metric(d::dram_over_model);
+  const auto read_ratio = p.metric(d::dram_read_over_model);
+  const auto overfetch = p.metric(d::gld_overfetch);
   const std::string t = "redundant.dram_over_model";
-  std::vector<Evidence> ev{against(p, d::dram_over_model, ratio, ">=", t)};
-  if (!ratio) return not_measured(ev);
-  if (*ratio < p.threshold(t)) return no(ev);
-  return yes(1.0 - 1.0 / *ratio, ev);  // share of DRAM bytes the work did not need
+  std::optional<double> excess = ratio;
+  if (read_ratio && overfetch && *overfetch > 1) excess = *read_ratio / *overfetch;
+  std::vector<Evidence> ev{evidence(d::dram_over_model, ratio),
+                           evidence(d::gld_overfetch, overfetch),
+                           against(p, "dram_beyond_overfetch", excess, ">=", t)};
+  if (!excess) return not_measured(ev);
+  if (*excess < p.threshold(t)) return no(ev);
+  return yes(1.0 - 1.0 / *excess, ev);  // share of DRAM bytes the work did not need
 }
 
 Outcome at_roof(const Probe& p) {
@@ -246,11 +268,12 @@ double score_of(const std::string& finding, double severity) {
   return 0.4 + 0.6 * severity;
 }
 
-const CheckNode kCoalescing{"coalescing", "Do global accesses move more sectors than they use?",
-                            "max(gld_sectors_per_request, gst_sectors_per_request)",
+const CheckNode kCoalescing{"coalescing", "Do global accesses move more bytes than they use?",
+                            "max(gld_overfetch, gst_overfetch), else max(sectors per request)",
                             "uncoalesced-global", coalescing};
 const CheckNode kDramExcess{"dram-excess", "Does DRAM move more bytes than the work needs?",
-                            "dram_over_model", "redundant-dram-traffic", dram_excess};
+                            "dram_over_model (reads over gld_overfetch when measured)",
+                            "redundant-dram-traffic", dram_excess};
 const CheckNode kTransfers{"transfers", "Do host-device copies dominate the timeline?",
                            "copy time / total time (activity trace)", "host-device-transfers",
                            needs_timeline};
@@ -368,7 +391,8 @@ metrics::Unit evidence_unit(const std::string& metric) {
       {"idle_fraction_last_wave", U::fraction}, {"long_scoreboard_share", U::fraction},
       {"barrier_share", U::fraction},           {"duration_s", U::seconds},
       {"waves", U::ratio},                      {"excess_wavefronts_per_inst", U::ratio},
-      {"local_over_global_bytes", U::ratio},    {"atomics_per_load_request", U::ratio}};
+      {"local_over_global_bytes", U::ratio},    {"atomics_per_load_request", U::ratio},
+      {"dram_beyond_overfetch", U::ratio}};
   auto it = own.find(metric);
   return it != own.end() ? it->second : unit_of(metric);
 }
@@ -410,7 +434,7 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
 void diagnose_report(Report& report, const Thresholds& thresholds) {
   for (auto& v : report.variants) {
     if (v.status == VariantStatus::skipped) continue;
-    const WorkModel* model = v.kernels.size() == 1 ? &report.work : nullptr;
+    const WorkModel* model = v.kernels.size() == 1 ? &report.work_of(v) : nullptr;
     for (auto& k : v.kernels) {
       if (k.metrics.empty()) continue;  // no counters: nothing to walk
       KernelContext c{&k, &v, model, &report.device};

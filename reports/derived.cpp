@@ -15,6 +15,10 @@ const std::vector<DerivedTraits> kDerived = {
      "sectors per global load request; 4 when a warp reads 128 contiguous bytes of 4-byte words"},
     {d::gst_sectors_per_request, U::ratio, "gst_sectors / gst_requests",
      "sectors per global store request; 4 when a warp writes 128 contiguous bytes"},
+    {d::gld_overfetch, U::ratio, "32 x gld_sectors / gld_bytes_requested",
+     "bytes global loads moved per byte they asked for, whatever the access width; 1 is ideal"},
+    {d::gst_overfetch, U::ratio, "32 x gst_sectors / gst_bytes_requested",
+     "bytes global stores moved per byte they wrote; 1 is ideal"},
     {d::shld_wavefronts_per_inst, U::ratio, "shld_wavefronts / shld_inst",
      "bank passes per shared load instruction; 1 for conflict-free 4-byte loads, 32 worst"},
     {d::shst_wavefronts_per_inst, U::ratio, "shst_wavefronts / shst_inst",
@@ -74,6 +78,10 @@ std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* mode
 
   ratio(out, d::gld_sectors_per_request, get(raw, m::gld_sectors), get(raw, m::gld_requests));
   ratio(out, d::gst_sectors_per_request, get(raw, m::gst_sectors), get(raw, m::gst_requests));
+  if (const auto s = get(raw, m::gld_sectors))
+    ratio(out, d::gld_overfetch, 32.0 * *s, get(raw, m::gld_bytes_requested));
+  if (const auto s = get(raw, m::gst_sectors))
+    ratio(out, d::gst_overfetch, 32.0 * *s, get(raw, m::gst_bytes_requested));
 
   const auto shld_wf = get(raw, m::shld_wavefronts), shld_inst = get(raw, m::shld_inst);
   const auto shst_wf = get(raw, m::shst_wavefronts), shst_inst = get(raw, m::shst_inst);
@@ -109,7 +117,7 @@ std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* mode
 
 void derive_all(Report& report) {
   for (auto& variant : report.variants) {
-    const WorkModel* model = variant.kernels.size() == 1 ? &report.work : nullptr;
+    const WorkModel* model = variant.kernels.size() == 1 ? &report.work_of(variant) : nullptr;
     for (auto& kernel : variant.kernels) kernel.derived = derive(kernel, model);
   }
 }

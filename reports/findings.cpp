@@ -14,11 +14,15 @@ const std::vector<ThresholdTraits> kThresholds = {
      "DRAM throughput, % of peak, from which the kernel counts as memory-bound"},
     {"compute_bound.sm_pct", 60,
      "SM throughput, % of peak, from which the kernel counts as compute-bound"},
+    {"uncoalesced.overfetch", 2,
+     "bytes moved per byte requested by global loads or stores (instrumented counts), from "
+     "which accesses count as uncoalesced"},
     {"uncoalesced.sectors_per_request", 8,
-     "global sectors per request from which accesses count as uncoalesced (4 is ideal for "
-     "4-byte words, 8 for 8-byte words)"},
+     "without the instrumented counts: global sectors per request from which accesses count "
+     "as uncoalesced (4 is ideal for 4-byte words, 8 for 8-byte, 16 for 16-byte)"},
     {"redundant.dram_over_model", 1.5,
-     "DRAM bytes per byte the work must move, from which traffic counts as redundant"},
+     "DRAM bytes per byte the work must move (reads beyond the load over-fetch when it is "
+     "measured), from which traffic counts as redundant"},
     {"at_roof.dram_over_model", 1.15,
      "most DRAM bytes per work-model byte for the bytes to count as already minimal"},
     {"at_roof.roof_fraction", 0.7,

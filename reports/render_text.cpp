@@ -147,7 +147,7 @@ std::string timing_table(const Report& r) {
         timed ? fmtx::seconds(t.max) : "-",
         v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
         v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-"};
-    if (flops) row.push_back(timed ? flop_rate(r.work.flops / t.median) : "-");
+    if (flops) row.push_back(timed ? flop_rate(r.work_of(v).flops / t.median) : "-");
     row.push_back(v.speedup > 0 ? fmtx::ratio(v.speedup) : "-");
     if (ref) row.push_back(timed ? fmtx::percent(ref->timing.median / t.median) : "-");
     table.add_row(row);

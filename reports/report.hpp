@@ -161,6 +161,7 @@ struct Variant {
   std::string skip_reason;
   Check check;
   TimingStats timing;
+  std::optional<WorkModel> work;   // this variant's own work model, when it differs from the lab's
   double effective_bandwidth = 0;  // B/s: model bytes / median time
   double roof_fraction = 0;        // effective bandwidth / measured copy roof
   double speedup = 0;              // baseline median / this median (0 if no baseline)
@@ -188,6 +189,8 @@ struct Report {
 
   const Variant* find_variant(const std::string& name) const;
   const Variant* baseline() const;
+  // The work model that applies to a variant: its own, else the lab's.
+  const WorkModel& work_of(const Variant& v) const { return v.work ? *v.work : work; }
 };
 
 const char* to_string(Role role);

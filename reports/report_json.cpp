@@ -64,6 +64,10 @@ json diagnosis_json(const Diagnosis& d) {
           {"thresholds_overridden", d.thresholds_overridden}};
 }
 
+json work_json(const WorkModel& w) {
+  return {{"bytes_read", w.bytes_read}, {"bytes_written", w.bytes_written}, {"flops", w.flops}};
+}
+
 json variant_json(const Variant& v) {
   json kernels = json::array();
   for (const auto& k : v.kernels) {
@@ -85,7 +89,7 @@ json variant_json(const Variant& v) {
   }
   const auto& c = v.check;
   const auto& t = v.timing;
-  return {{"name", v.name},
+  json out = {{"name", v.name},
           {"role", to_string(v.role)},
           {"description", v.description},
           {"status", to_string(v.status)},
@@ -121,6 +125,8 @@ json variant_json(const Variant& v) {
             {"note", v.counters.note},
             {"collection_seconds", v.counters.collection_seconds}}},
           {"kernels", kernels}};
+  if (v.work) out["work"] = work_json(*v.work);
+  return out;
 }
 
 // ---- reading ---------------------------------------------------------------------------------
@@ -224,6 +230,10 @@ Enum parse_enum(const Reader& r, const std::string& key,
                  "'" + text + "' is not one of " + allowed);
   }
   return *value;
+}
+
+WorkModel read_work(const Reader& w) {
+  return {w.num_or("bytes_read", 0), w.num_or("bytes_written", 0), w.num_or("flops", 0)};
 }
 
 DeviceInfo read_device(const Reader& r) {
@@ -359,6 +369,7 @@ Variant read_variant(const Reader& r) {
     v.timing.samples.push_back(s.as_number());
   });
 
+  if (r.has("work")) v.work = read_work(r.at("work"));
   v.effective_bandwidth = r.num_or("effective_bandwidth", 0);
   v.roof_fraction = r.num_or("roof_fraction", 0);
   v.speedup = r.num_or("speedup", 0);
@@ -418,10 +429,7 @@ nlohmann::json to_json(const Report& report) {
           {"lab",
            {{"name", report.lab.name}, {"topic", report.lab.topic}, {"summary", report.lab.summary}}},
           {"params", report.params},
-          {"work",
-           {{"bytes_read", report.work.bytes_read},
-            {"bytes_written", report.work.bytes_written},
-            {"flops", report.work.flops}}},
+          {"work", work_json(report.work)},
           {"variants", variants},
           {"warnings", report.warnings}};
 }
@@ -457,12 +465,7 @@ Report from_json(const nlohmann::json& doc) {
     for (auto it = p.node().begin(); it != p.node().end(); ++it)
       report.params[it.key()] = p.integer(it.key());
   }
-  if (root.has("work")) {
-    const auto w = root.at("work");
-    report.work.bytes_read = w.num_or("bytes_read", 0);
-    report.work.bytes_written = w.num_or("bytes_written", 0);
-    report.work.flops = w.num_or("flops", 0);
-  }
+  if (root.has("work")) report.work = read_work(root.at("work"));
   root.each("variants", [&](const Reader& v) { report.variants.push_back(read_variant(v)); });
   if (root.has("warnings")) root.each("warnings", [&](const Reader& w) {
     report.warnings.push_back(w.as_string());

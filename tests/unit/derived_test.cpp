@@ -24,6 +24,19 @@ TEST(Derived, SectorsPerRequest) {
   EXPECT_DOUBLE_EQ(out.at(d::gst_sectors_per_request), 32.0);
 }
 
+TEST(Derived, OverfetchJudgesAnyAccessWidth) {
+  // A float4 load: 16 sectors per request, 512 bytes asked for per request.
+  const auto wide = derive(kernel_with({{m::gld_sectors, 1600}, {m::gld_requests, 100},
+                                        {m::gld_bytes_requested, 51200}}),
+                           nullptr);
+  EXPECT_DOUBLE_EQ(wide.at(d::gld_sectors_per_request), 16.0);
+  EXPECT_DOUBLE_EQ(wide.at(d::gld_overfetch), 1.0);
+  // One 4-byte word per 32-byte sector: 8 times the bytes asked for.
+  const auto strided = derive(kernel_with({{m::gst_sectors, 3200}, {m::gst_bytes_requested, 12800}}),
+                              nullptr);
+  EXPECT_DOUBLE_EQ(strided.at(d::gst_overfetch), 8.0);
+}
+
 TEST(Derived, SharedWavefrontsAndExcess) {
   const auto out = derive(kernel_with({{m::shld_wavefronts, 3200}, {m::shld_inst, 100},
                                        {m::shst_wavefronts, 100}, {m::shst_inst, 100}}),
@@ -90,7 +103,8 @@ TEST(Derived, CatalogueCoversEveryDerivedName) {
                           {m::gst_requests, 1}, {m::shld_wavefronts, 1}, {m::shld_inst, 1},
                           {m::shst_wavefronts, 1}, {m::shst_inst, 1}, {m::local_ld_bytes, 1},
                           {m::local_st_bytes, 1}, {m::dram_read, 1}, {m::dram_write, 1},
-                          {m::duration, 1}, {m::warps_active_pct, 1}});
+                          {m::duration, 1}, {m::warps_active_pct, 1},
+                          {m::gld_bytes_requested, 1}, {m::gst_bytes_requested, 1}});
   k.attributes.theoretical_occupancy = 1;
   const WorkModel model{1, 1, 0};
   const auto out = derive(k, &model);

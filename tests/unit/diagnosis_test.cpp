@@ -140,6 +140,29 @@ TEST(DecisionTree, Coalescing) {
   EXPECT_FALSE(has(c.run(), "uncoalesced-global"));
 }
 
+TEST(DecisionTree, OverfetchSeesThroughWideAccesses) {
+  Case c;
+  c.kernel.metrics[m::gld_sectors] = 16e6;  // 16 sectors per request...
+  c.kernel.metrics[m::gld_bytes_requested] = 512e6;  // ...all of them asked for (float4)
+  c.kernel.metrics[m::gst_bytes_requested] = 128e6;
+  EXPECT_FALSE(has(c.run(), "uncoalesced-global"));
+  c.kernel.metrics[m::gld_bytes_requested] = 128e6;  // a quarter of them used: 4x over-fetch
+  EXPECT_EQ(c.run().findings.at(0).id, "uncoalesced-global");
+}
+
+TEST(DecisionTree, OverfetchExplainsDramReadsBeforeRedundancyDoes) {
+  Case c;
+  c.kernel.metrics[m::gld_sectors] = 32e6;  // 8x over-fetch on loads
+  c.kernel.metrics[m::gld_bytes_requested] = 128e6;
+  c.kernel.metrics[m::gst_bytes_requested] = 128e6;
+  c.kernel.metrics[m::dram_read] = 8e9;  // 8x the model: all of it over-fetch
+  auto d = c.run();
+  EXPECT_EQ(d.findings.at(0).id, "uncoalesced-global");
+  EXPECT_FALSE(has(d, "redundant-dram-traffic"));
+  c.kernel.metrics[m::dram_read] = 32e9;  // 4x more than over-fetch explains: re-reads
+  EXPECT_TRUE(has(c.run(), "redundant-dram-traffic"));
+}
+
 TEST(DecisionTree, RedundantTrafficNeedsAModel) {
   Case c;
   c.kernel.metrics[m::dram_read] = 4e9;  // 5e9 moved for 2e9 of work

@@ -38,6 +38,7 @@ Report sample_report() {
   v.check.status = CheckStatus::passed;
   v.check.elements = 2048;
   v.timing = {3, 2, false, {1e-3, 2e-3}, 1.5e-3, 1e-3, 2e-3, 1.5e-3, 7e-4};
+  v.work = WorkModel{512, 256, 0};  // a variant with its own work model
   v.effective_bandwidth = 2e6;
   v.roof_fraction = 0.5;
   v.speedup = 1.0;
