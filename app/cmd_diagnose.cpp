@@ -46,7 +46,6 @@ CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options) {
   cmd->add_option("--kernel", options.kernel, "Only this kernel");
   cmd->add_flag("--list-thresholds", options.list_thresholds,
                 "List the thresholds and their defaults");
-  options.run.settings.metrics = "full";  // the tree reads stalls and atomics too
   options.run.diagnose = true;
   return cmd;
 }

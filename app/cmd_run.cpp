@@ -49,9 +49,10 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
       ->check(CLI::Range(0, 10000))
       ->capture_default_str();
   cmd->add_flag("--cold", s.cold, "Flush L2 before every timed launch");
+  s.metrics.clear();  // decided in execute_lab: basic, or full when diagnosing
   cmd->add_option("--metrics,-m", s.metrics,
-                  "Counters: basic, stalls, full, none, or a comma-separated list of metric names")
-      ->capture_default_str();
+                  "Counters: basic, stalls, full, none, or a comma-separated list of metric "
+                  "names (default: basic; full when diagnosing)");
   cmd->add_option("--cache-control", s.cache_control,
                   "Counters: all = flush L2 before every replay pass (as ncu does), none = "
                   "leave caches warm and replay per kernel")
@@ -102,6 +103,8 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
     options.settings.params[name] = value;
   }
   const auto thresholds = parse_thresholds(options.thresholds);
+  // The diagnosis reads stalls, atomics and the instrumented byte counts of the full set.
+  if (options.settings.metrics.empty()) options.settings.metrics = options.diagnose ? "full" : "basic";
   if (!options.json_path.empty()) check_writable(options.json_path);
   options.settings.progress = io.progress;
 

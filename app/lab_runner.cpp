@@ -1,5 +1,6 @@
 #include "app/lab_runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -113,8 +114,22 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
     if (v.status != report::VariantStatus::skipped) profiled.push_back(&v);
   if (profiled.empty()) return;
 
+  // A named set adapts to the device: metrics its CUPTI does not know are left out, and the
+  // report says which. (A list the user typed is taken as it is: CUPTI rejects unknown names.)
+  std::vector<std::string> names = metric_names;
+  if (metrics::is_set_name(settings.metrics)) {
+    if (const auto unsupported = session.unsupported_metrics(names); unsupported && !unsupported->empty()) {
+      std::string list;
+      for (const auto& n : *unsupported) {
+        list += (list.empty() ? "" : ", ") + n;
+        names.erase(std::remove(names.begin(), names.end(), n), names.end());
+      }
+      r.warnings.push_back("not supported on this device, left out of the '" + settings.metrics +
+                           "' set: " + list);
+    }
+  }
   std::string why_not;
-  cupti::RangeProfiler* profiler = session.profiler(metric_names, why_not);
+  cupti::RangeProfiler* profiler = session.profiler(names, why_not);
   r.device = session.device();  // the profiler fills in the chip name and availability
   if (!profiler) {
     r.warnings.push_back(why_not + "; timing and correctness are reported without counters");
@@ -165,6 +180,9 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
 
   progress(settings, fmt::format("{}: setting up", spec.name));
   auto run = lab.setup(params, settings.seed);
+  // Setup may have copied inputs on the legacy default stream, with which our non-blocking
+  // stream does not synchronize (a pageable copy can return before the data has landed).
+  GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
   r.work = run->work();
 
   labs::CudaStream stream;

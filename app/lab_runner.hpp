@@ -20,7 +20,7 @@ struct RunSettings {
   int warmup = 5;
   int repeat = 20;
   bool cold = false;
-  std::string metrics = "basic";
+  std::string metrics = "basic";  // "" on the command line: basic, or full when diagnosing
   std::string cache_control = "all";  // "all": flush L2 before every replay pass; "none": don't
   std::uint64_t seed = 20261130;
   bool progress = false;  // one line per step on stderr

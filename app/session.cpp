@@ -61,9 +61,19 @@ void Session::probe_counters() {
 
 std::optional<std::vector<std::string>> Session::unsupported_metrics(
     const std::vector<std::string>& names) {
-  probe_counters();
-  if (!profiler_) return std::nullopt;
-  return profiler_->unsupported(names);
+  std::vector<std::string> unknown;
+  for (const auto& n : names)
+    if (!metric_supported_.count(n)) unknown.push_back(n);
+  if (!unknown.empty()) {
+    probe_counters();
+    if (!profiler_) return std::nullopt;
+    for (const auto& n : unknown) metric_supported_[n] = true;
+    for (const auto& n : profiler_->unsupported(unknown)) metric_supported_[n] = false;
+  }
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (!metric_supported_.at(n)) out.push_back(n);
+  return out;
 }
 
 }  // namespace gpulab::app

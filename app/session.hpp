@@ -59,6 +59,7 @@ class Session {
   std::vector<std::string> profiler_metrics_;
   std::unique_ptr<cupti::RangeProfiler> profiler_;
   std::optional<std::string> counters_unavailable_;  // set once counters were found missing
+  std::map<std::string, bool> metric_supported_;  // cache of unsupported_metrics
   std::optional<report::Report> last_report_;
   std::optional<std::string> broken_;
 };

@@ -45,7 +45,7 @@ const std::vector<ThresholdTraits> kThresholds = {
      "kernel duration (s) below which launch overhead is comparable to the work"},
     {"divergence.threads_per_inst", 24,
      "active threads per warp instruction below which divergence counts (32 = none)"},
-    {"atomics.per_load_request", 1.0,
+    {"atomics.per_load_request", 0.5,
      "global atomic requests per global load request from which atomics contend"},
     {"sync.barrier_share", 0.3,
      "share of warp cycles stalled at barriers from which synchronization counts"},
