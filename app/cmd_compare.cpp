@@ -7,6 +7,7 @@
 #include "reports/derived.hpp"
 #include "reports/errors.hpp"
 #include "reports/render_compare.hpp"
+#include "reports/render_csv.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::app {
@@ -54,7 +55,7 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
       ->required();
   cmd->add_option("--variants", options.variants, "Compare two variants of one report: A,B");
   cmd->add_option("--format,-f", options.format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->check(CLI::IsMember({"text", "json", "markdown", "csv"}))
       ->capture_default_str();
   cmd->add_option("--fail-on-regression", options.fail_on_regression,
                   "Exit 5 when a variant is slower than the first report by more than PCT "
@@ -97,9 +98,12 @@ int run_compare(const CompareOptions& options, Io& io) {
 
   if (options.format == "json") {
     io.out << report::comparison_json(comparisons).dump(2) << "\n";
+  } else if (options.format == "csv") {
+    io.out << report::comparison_csv(comparisons);
   } else {
-    const auto style =
-        options.format == "markdown" ? report::TableStyle::markdown : report::TableStyle::text;
+    report::Style style;
+    style.table = options.format == "markdown" ? report::TableStyle::markdown : report::TableStyle::text;
+    style.color = io.color && options.format == "text";
     io.out << (comparisons.size() == 1 ? report::render_comparison(comparisons[0], style)
                                        : report::render_comparison_table(comparisons, style));
   }

@@ -4,6 +4,7 @@
 
 #include "app/commands.hpp"
 #include "reports/errors.hpp"
+#include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/report_json.hpp"
 #include "reports/table.hpp"
@@ -69,14 +70,19 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
     diagnose_into(report, thresholds);
     session.remember(report);
     if (!run.json_path.empty()) report::save_report(run.json_path, report);
-    if (run.format == "json") io.out << report::to_json(report).dump(2) << "\n";
   } else {
     if (variant.find(',') != std::string::npos)
       throw UsageError("diagnose takes one variant or all");
     report = execute_lab(run, session, io, argv);
     require_variant_and_kernel(report, variant, options.kernel, "lab '" + run.lab + "'");
   }
-  if (run.format == "text") io.out << report::render_diagnosis(report, variant, options.kernel);
+  if (run.format == "json") {
+    io.out << report::to_json(report).dump(2) << "\n";
+  } else if (run.format == "csv") {
+    io.out << report::findings_csv(report);
+  } else {
+    io.out << report::render_diagnosis(report, variant, options.kernel, text_style(run.format, io));
+  }
   return exit_code_of(report);
 }
 

@@ -42,7 +42,10 @@ std::string info_text(const report::DeviceInfo& d) {
 
 CLI::App* add_info(CLI::App& root, InfoOptions& options) {
   auto* cmd = root.add_subcommand("info", "Show the GPU, its measured roofs and counter access");
-  cmd->add_flag("--json", options.json, "Print JSON instead of text");
+  cmd->add_flag("--json", options.json, "Same as --format json");
+  cmd->add_option("--format,-f", options.format, "Output: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   cmd->add_option("--check-metrics", options.check_metrics,
                   "Check which metrics of a set (or list) this device supports");
   return cmd;
@@ -56,7 +59,7 @@ int run_info(const InfoOptions& options, Session& session, Io& io) {
   std::optional<std::vector<std::string>> unsupported;
   if (!names.empty()) unsupported = session.unsupported_metrics(names);
 
-  if (options.json) {
+  if (options.json || options.format == "json") {
     auto json = report::to_json(device);
     if (unsupported) json["unsupported_metrics"] = *unsupported;
     io.out << json.dump(2) << "\n";

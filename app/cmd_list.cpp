@@ -6,6 +6,7 @@
 #include "cupti/metric_catalogue.hpp"
 #include "labs/registry.hpp"
 #include "reports/derived.hpp"
+#include "reports/render_csv.hpp"
 #include "reports/table.hpp"
 
 namespace gpulab::app {
@@ -96,18 +97,44 @@ std::string metrics_text() {
   return "metric set 'basic':\n" + raw.render() + "\n" + derived.render();
 }
 
+std::string labs_csv() {
+  std::string out = report::csv_line({"lab", "topic", "variant", "role", "expected_finding", "description"});
+  for (const auto* lab : labs::all_labs()) {
+    const auto& s = lab->spec();
+    for (const auto& v : s.variants)
+      out += report::csv_line({s.name, s.topic, v.name, report::to_string(v.role),
+                               v.expected_finding, v.description});
+  }
+  return out;
+}
+
+std::string metrics_csv() {
+  std::string out = report::csv_line({"name", "short_name", "unit", "description"});
+  for (const auto& m : metrics::catalogue())
+    out += report::csv_line({m.name, m.short_name, unit_name(m.unit), m.description});
+  for (const auto& d : report::derived_catalogue())
+    out += report::csv_line({d.name, d.name, unit_name(d.unit), d.description});
+  return out;
+}
+
 }  // namespace
 
 CLI::App* add_list(CLI::App& root, ListOptions& options) {
   auto* cmd = root.add_subcommand("list", "List the labs with their parameters and variants");
-  cmd->add_flag("--json", options.json, "Print JSON instead of text");
+  cmd->add_flag("--json", options.json, "Same as --format json");
+  cmd->add_option("--format,-f", options.format, "Output: text, json or csv")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
   cmd->add_flag("--metrics", options.metrics, "List the metric catalogue instead of the labs");
   return cmd;
 }
 
 int run_list(const ListOptions& options, Io& io) {
-  if (options.json) {
+  const std::string format = options.json ? "json" : options.format;
+  if (format == "json") {
     io.out << (options.metrics ? metrics_json() : labs_json()).dump(2) << "\n";
+  } else if (format == "csv") {
+    io.out << (options.metrics ? metrics_csv() : labs_csv());
   } else {
     io.out << (options.metrics ? metrics_text() : labs_text());
   }

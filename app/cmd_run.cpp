@@ -1,5 +1,6 @@
 // `gpulab run LAB`: check, time and profile a lab's variants; print text or JSON, save JSON.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
 #include "labs/registry.hpp"
@@ -9,7 +10,10 @@
 #include "reports/diagnosis.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/errors.hpp"
+#include "reports/format.hpp"
+#include "reports/render_csv.hpp"
 #include "reports/render_text.hpp"
+#include "reports/table.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::app {
@@ -63,16 +67,19 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                   "Override a diagnosis threshold NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--json", options.json_path, "Also write the report as JSON to this file");
-  cmd->add_option("--format,-f", options.format, "Output on stdout")
-      ->check(CLI::IsMember({"text", "json"}))
+  cmd->add_option("--format,-f", options.format, "Output on stdout: text, json, markdown or csv")
+      ->check(CLI::IsMember({"text", "json", "markdown", "csv"}))
       ->capture_default_str();
 }
 
 CLI::App* add_run(CLI::App& root, RunOptions& options) {
   auto* cmd = root.add_subcommand("run", "Check, time and profile the variants of a lab");
-  cmd->add_option("lab", options.lab, "Lab to run (see gpulab list)")->required();
+  cmd->add_option("lab", options.lab, "Lab to run (see gpulab list)");
   add_lab_options(cmd, options);
   cmd->add_flag("--diagnose,-d", options.diagnose, "Diagnose every kernel into the report");
+  cmd->add_flag("--all,-a", options.all, "Run every lab at its default size; then a summary");
+  cmd->add_option("--json-dir", options.json_dir,
+                  "With --all: write each lab's report to DIR/LAB.json");
   return cmd;
 }
 
@@ -114,11 +121,32 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
   if (options.diagnose) diagnose_into(report, thresholds);
   session.remember(report);
   if (!options.json_path.empty()) report::save_report(options.json_path, report);
-  if (options.format == "json") {
-    io.out << report::to_json(report).dump(2) << "\n";
-    for (const auto& w : report.warnings) io.err << "gpulab: warning: " << w << "\n";
-  }
   return report;
+}
+
+report::Style text_style(const std::string& format, const Io& io) {
+  report::Style style;
+  style.table = format == "markdown" ? report::TableStyle::markdown : report::TableStyle::text;
+  style.color = io.color && format == "text";
+  return style;
+}
+
+void print_report(const report::Report& report, const std::string& format, Io& io) {
+  if (format == "json") {
+    io.out << report::to_json(report).dump(2) << "\n";
+  } else if (format == "csv") {
+    io.out << report::report_csv(report);
+  } else {
+    const auto style = text_style(format, io);
+    io.out << report::render_text(report, style);
+    bool diagnosed = false;
+    for (const auto& v : report.variants)
+      for (const auto& k : v.kernels) diagnosed = diagnosed || k.diagnosis.has_value();
+    if (diagnosed) io.out << "\n" << report::render_diagnosis(report, "", "", style);
+  }
+  // Structured output keeps stdout clean: warnings (also inside the report) go to stderr.
+  if (format == "json" || format == "csv")
+    for (const auto& w : report.warnings) io.err << "gpulab: warning: " << w << "\n";
 }
 
 int exit_code_of(const report::Report& report) {
@@ -127,12 +155,76 @@ int exit_code_of(const report::Report& report) {
   return 0;
 }
 
-int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
-  const auto report = execute_lab(options, session, io, argv);
-  if (options.format == "text") {
-    io.out << report::render_text(report);
-    if (options.diagnose) io.out << "\n" << report::render_diagnosis(report);
+namespace {
+
+// The best (fastest checked) variant of each lab against its baseline.
+std::string all_labs_summary(const std::vector<report::Report>& reports, const report::Style& style) {
+  TextTable table({"lab", "baseline", "median", "best", "median", "speedup", "checks"}, 2);
+  for (const auto& r : reports) {
+    const auto* base = r.baseline();
+    const report::Variant* best = nullptr;
+    int passed = 0, total = 0;
+    for (const auto& v : r.variants) {
+      if (v.status == report::VariantStatus::skipped) continue;
+      ++total;
+      if (v.check.status != report::CheckStatus::passed) continue;
+      ++passed;
+      if (!best || v.timing.median < best->timing.median) best = &v;
+    }
+    table.add_row({r.lab.name, base ? base->name : "-", base ? fmtx::seconds(base->timing.median) : "-",
+                   best ? best->name : "-", best ? fmtx::seconds(best->timing.median) : "-",
+                   best && best->speedup > 0 ? fmtx::ratio(best->speedup) : "-",
+                   report::paint(fmt::format("{}/{}", passed, total),
+                                 passed == total ? report::Tone::good : report::Tone::bad, style)});
   }
+  return style.table == report::TableStyle::markdown ? table.render_markdown() : table.render();
+}
+
+int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
+  if (!options.lab.empty()) throw UsageError("give a lab or --all, not both");
+  if (options.settings.size || !options.params.empty() || options.settings.variants != "all")
+    throw UsageError("--all runs every lab at its defaults: --size, --param and --variant do not apply");
+  if (!options.json_path.empty()) throw UsageError("--all writes one report per lab: use --json-dir");
+  if (!options.json_dir.empty()) check_writable(options.json_dir + "/probe.json");
+
+  std::vector<report::Report> reports;
+  const auto all = labs::all_labs();
+  int code = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    RunOptions one = options;
+    one.all = false;
+    one.lab = all[i]->spec().name;
+    if (!options.json_dir.empty()) one.json_path = options.json_dir + "/" + one.lab + ".json";
+    if (io.progress) io.err << fmt::format("gpulab: [{}/{}] {}\n", i + 1, all.size(), one.lab);
+    reports.push_back(execute_lab(one, session, io, argv));
+    code = std::max(code, exit_code_of(reports.back()));
+  }
+  if (options.format == "json") {
+    nlohmann::json array = nlohmann::json::array();
+    for (const auto& r : reports) array.push_back(report::to_json(r));
+    io.out << array.dump(2) << "\n";
+  } else if (options.format == "csv") {
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      const std::string csv = report::report_csv(reports[i]);
+      io.out << (i == 0 ? csv : csv.substr(csv.find('\n') + 1));  // one header line
+    }
+  } else {
+    const auto style = text_style(options.format, io);
+    for (const auto& r : reports) io.out << report::render_text(r, style) << "\n";
+    io.out << "summary: the best variant of each lab against its baseline\n"
+           << all_labs_summary(reports, style);
+  }
+  return code;
+}
+
+}  // namespace
+
+int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
+  if (options.all) return run_all_labs(options, session, io, argv);
+  if (options.lab.empty()) throw UsageError("run needs a lab (see gpulab list) or --all");
+  if (!options.json_dir.empty()) throw UsageError("--json-dir goes with --all; use --json FILE");
+  const auto report = execute_lab(options, session, io, argv);
+  print_report(report, options.format, io);
   return exit_code_of(report);
 }
 

@@ -12,11 +12,13 @@
 #include "app/cli.hpp"
 #include "app/lab_runner.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/style.hpp"
 
 namespace gpulab::app {
 
 struct ListOptions {
   bool json = false;
+  std::string format = "text";
   bool metrics = false;  // list the metric catalogue instead of the labs
 };
 CLI::App* add_list(CLI::App& root, ListOptions& options);
@@ -24,6 +26,7 @@ int run_list(const ListOptions& options, Io& io);
 
 struct InfoOptions {
   bool json = false;
+  std::string format = "text";
   std::string check_metrics;  // a metric set or list to check for support on this device
 };
 CLI::App* add_info(CLI::App& root, InfoOptions& options);
@@ -35,17 +38,21 @@ struct RunOptions {
   std::vector<std::string> params;      // NAME=VALUE
   std::vector<std::string> thresholds;  // NAME=VALUE
   bool diagnose = false;
+  bool all = false;
   std::string json_path;
+  std::string json_dir;
   std::string format = "text";
 };
 CLI::App* add_run(CLI::App& root, RunOptions& options);
 int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv);
 
 // Shared by run and diagnose: the lab options, running a lab into a report (validated first;
-// JSON written to --json and, with --format json, to stdout), and the exit code of a report.
+// written to --json when given), printing a report in a --format, and its exit code.
 void add_lab_options(CLI::App* cmd, RunOptions& options);
 report::Report execute_lab(RunOptions& options, Session& session, Io& io,
                            const std::vector<std::string>& argv);
+void print_report(const report::Report& report, const std::string& format, Io& io);
+report::Style text_style(const std::string& format, const Io& io);
 int exit_code_of(const report::Report& report);
 report::Thresholds parse_thresholds(const std::vector<std::string>& assignments);
 // Diagnoses every kernel and keeps, in each finding, only the labs this build has.

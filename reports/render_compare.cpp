@@ -9,12 +9,12 @@
 namespace gpulab::report {
 namespace {
 
-std::string render(const TextTable& table, TableStyle style) {
-  return style == TableStyle::markdown ? table.render_markdown() : table.render();
+std::string render(const TextTable& table, const Style& style) {
+  return style.table == TableStyle::markdown ? table.render_markdown() : table.render();
 }
 
-std::string heading(const std::string& text, TableStyle style) {
-  return style == TableStyle::markdown ? "### " + text + "\n\n" : text + "\n";
+std::string heading(const std::string& text, const Style& style) {
+  return style.table == TableStyle::markdown ? "### " + text + "\n\n" : paint(text, Tone::strong, style) + "\n";
 }
 
 std::string signed_percent(double change) { return fmt::format("{:+.1f}%", change * 100.0); }
@@ -25,10 +25,12 @@ std::string variant_name(const VariantComparison& v) {
   return v.variant_a + " → " + v.variant_b;
 }
 
-std::string time_verdict(const VariantComparison& v) {
+std::string time_verdict(const VariantComparison& v, const Style& style) {
   switch (v.verdict) {
     case Verdict::faster:
-    case Verdict::slower: return fmt::format("{} ({})", to_string(v.verdict), fmtx::ratio(v.speedup));
+      return paint(fmt::format("faster ({})", fmtx::ratio(v.speedup)), Tone::good, style);
+    case Verdict::slower:
+      return paint(fmt::format("slower ({})", fmtx::ratio(v.speedup)), Tone::bad, style);
     default: return to_string(v.verdict);
   }
 }
@@ -86,10 +88,10 @@ nlohmann::json variant_json(const VariantComparison& v) {
 
 }  // namespace
 
-std::string render_comparison(const Comparison& c, TableStyle style) {
+std::string render_comparison(const Comparison& c, const Style& style) {
   std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
-  if (style == TableStyle::markdown) out = fmt::format("A: `{}`  \nB: `{}`\n", c.label_a, c.label_b);
-  for (const auto& w : c.warnings) out += (style == TableStyle::markdown ? "> warning: " : "warning: ") + w + "\n";
+  if (style.table == TableStyle::markdown) out = fmt::format("A: `{}`  \nB: `{}`\n", c.label_a, c.label_b);
+  for (const auto& w : c.warnings) out += (style.table == TableStyle::markdown ? "> warning: " : "warning: ") + w + "\n";
   out += "\n";
 
   TextTable times({"variant", "A median", "B median", "change", "noise", "verdict"});
@@ -97,7 +99,7 @@ std::string render_comparison(const Comparison& c, TableStyle style) {
     const bool both = v.time_a && v.time_b;
     times.add_row({variant_name(v), timing_row_median(v.time_a), timing_row_median(v.time_b),
                    both ? signed_percent(v.change) : "-",
-                   both ? fmt::format("±{:.1f}%", v.noise * 100.0) : "-", time_verdict(v)});
+                   both ? fmt::format("±{:.1f}%", v.noise * 100.0) : "-", time_verdict(v, style)});
   }
   out += render(times, style);
 
@@ -119,7 +121,7 @@ std::string render_comparison(const Comparison& c, TableStyle style) {
                               !v.findings_unchanged.empty();
     if (any_findings) {
       out += fmt::format("{}findings of {}: resolved {}; introduced {}; unchanged {}\n",
-                         style == TableStyle::markdown ? "\n" : "", variant_name(v),
+                         style.table == TableStyle::markdown ? "\n" : "", variant_name(v),
                          list_or_none(v.findings_resolved), list_or_none(v.findings_introduced),
                          list_or_none(v.findings_unchanged));
     }
@@ -128,7 +130,7 @@ std::string render_comparison(const Comparison& c, TableStyle style) {
 }
 
 std::string render_comparison_table(const std::vector<Comparison>& against_first,
-                                    TableStyle style) {
+                                    const Style& style) {
   if (against_first.empty()) return "";
   std::string out = "baseline: " + against_first.front().label_a + "\n";
   std::vector<std::string> warnings;
@@ -148,7 +150,7 @@ std::string render_comparison_table(const std::vector<Comparison>& against_first
         if (v.variant_a == base.variant_a) match = &v;
       row.push_back(match && match->time_b
                         ? fmt::format("{} {}", fmtx::seconds(match->time_b->median),
-                                      time_verdict(*match))
+                                      time_verdict(*match, style))
                         : "-");
     }
     table.add_row(row);

@@ -7,21 +7,20 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/compare.hpp"
+#include "reports/style.hpp"
 
 namespace gpulab::report {
 
 inline constexpr const char* kCompareSchema = "gpulab.compare/1";
 
-enum class TableStyle { text, markdown };
-
 // Two inputs: a variant table (medians, change, noise band, verdict), then per kernel the
 // metric deltas, then the findings resolved and introduced.
-std::string render_comparison(const Comparison& c, TableStyle style);
+std::string render_comparison(const Comparison& c, const Style& style);
 
 // Three or more inputs: one row per variant, one column per input (the first is the baseline),
 // each with its median, speedup over the baseline and verdict.
 std::string render_comparison_table(const std::vector<Comparison>& against_first,
-                                    TableStyle style);
+                                    const Style& style);
 
 nlohmann::json comparison_json(const std::vector<Comparison>& against_first);
 

@@ -28,11 +28,11 @@ std::string evidence_text(const std::vector<Evidence>& evidence) {
   return out;
 }
 
-std::string answer_text(const PathStep& s) {
-  return s.finding.empty() ? s.answer : s.answer + ": " + s.finding;
+std::string answer_text(const PathStep& s, const Style& style) {
+  return s.finding.empty() ? s.answer : paint(s.answer + ": " + s.finding, Tone::warn, style);
 }
 
-std::string path_text(const Diagnosis& d) {
+std::string path_text(const Diagnosis& d, const Style& style) {
   std::string out;
   // Node names in a column three wider than the longest, so that the root (no branch prefix)
   // and its children ("├─ ") line up their questions.
@@ -46,17 +46,18 @@ std::string path_text(const Diagnosis& d) {
     out += fmt::format("{:<{}}  {}\n", branch + s.node, width,
                        s.question);
     out += fmt::format("{}{:<{}}  {} → {}\n", cont, "", width - 3, evidence_text(s.evidence),
-                       answer_text(s));
+                       answer_text(s, style));
   }
   return out;
 }
 
-std::string findings_text(const Diagnosis& d) {
+std::string findings_text(const Diagnosis& d, const Style& style) {
   if (d.findings.empty()) return "findings: none\n";
   std::string out = "findings (principal first):\n";
   int rank = 1;
   for (const auto& f : d.findings) {
-    out += fmt::format("  {}. {} [{}] {}\n", rank++, f.id, f.severity, f.title);
+    const Tone tone = f.severity == "high" ? Tone::bad : (f.severity == "medium" ? Tone::warn : Tone::strong);
+    out += fmt::format("  {}. {} [{}] {}\n", rank++, paint(f.id, tone, style), f.severity, f.title);
     out += "     evidence: " + evidence_text(f.evidence) + "\n";
     out += "     why: " + f.explanation + "\n";
     out += "     do:  " + f.recommendation + "\n";
@@ -72,7 +73,9 @@ std::string findings_text(const Diagnosis& d) {
 }  // namespace
 
 std::string render_diagnosis(const Report& report, const std::string& variant,
-                             const std::string& kernel) {
+                             const std::string& kernel, const Style& style) {
+  const bool markdown = style.table == TableStyle::markdown;
+  const Style plain{};  // no colors inside Markdown code blocks
   std::string out;
   for (const auto& v : report.variants) {
     if (!variant.empty() && v.name != variant) continue;
@@ -88,15 +91,21 @@ std::string render_diagnosis(const Report& report, const std::string& variant,
         continue;
       }
       const auto& d = *k.diagnosis;
-      out += fmt::format("{}/{} · {} · verdict: {} · principal: {}\n", report.lab.name, v.name,
-                         k.name, d.verdict, d.findings.empty() ? "none" : d.findings.front().id);
+      const std::string principal = d.findings.empty() ? "none" : d.findings.front().id;
+      out += fmt::format("{}{}/{} · {} · verdict: {} · principal: {}\n", markdown ? "### " : "",
+                         report.lab.name, v.name, k.name, d.verdict,
+                         paint(principal, Tone::strong, style));
       if (!d.thresholds_overridden.empty()) {
         std::string t;
         for (const auto& [name, value] : d.thresholds_overridden)
           t += fmt::format("{}{}={}", t.empty() ? "" : ", ", name, value);
         out += "thresholds overridden: " + t + "\n";
       }
-      out += "\n" + path_text(d) + "\n" + findings_text(d);
+      if (markdown) {
+        out += "\n```\n" + path_text(d, plain) + "```\n\n" + findings_text(d, plain);
+      } else {
+        out += "\n" + path_text(d, style) + "\n" + findings_text(d, style);
+      }
     }
     if (!any && v.status == VariantStatus::skipped)
       out += fmt::format("{}/{}: skipped: {}\n", report.lab.name, v.name, v.skip_reason);

@@ -89,16 +89,20 @@ std::optional<std::string> cell(const Kernel& k, Source source, const std::strin
   return std::nullopt;
 }
 
+std::string render_table(const TextTable& table, const Style& style) {
+  return style.table == TableStyle::markdown ? "\n" + table.render_markdown() + "\n" : table.render();
+}
+
 struct Column {
   std::string title;
   const Kernel* kernel;
 };
 
-std::string header(const Report& r) {
+std::string header(const Report& r, const Style& style) {
   const auto& dev = r.device;
   std::string params;
   for (const auto& [name, value] : r.params) params += fmt::format(" {}={}", name, value);
-  std::string out = fmt::format("{} · {}\n", r.lab.name, r.lab.summary);
+  std::string out = fmt::format("{} · {}\n", paint(r.lab.name, Tone::strong, style), r.lab.summary);
   out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", dev.name, dev.cc_major, dev.cc_minor,
                      dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
   if (dev.roofs.copy_bandwidth > 0)
@@ -125,7 +129,7 @@ const Variant* reference_variant(const Report& r) {
 
 // Columns appear only when they say something: FLOP/s when the lab does arithmetic, "of ref"
 // when a reference implementation (cuBLAS, CUB) was timed.
-std::string timing_table(const Report& r) {
+std::string timing_table(const Report& r, const Style& style) {
   const bool flops = r.work.flops > 0;
   const Variant* ref = reference_variant(r);
   std::vector<std::string> head{"variant", "role", "check", "median", "min", "max",
@@ -141,8 +145,9 @@ std::string timing_table(const Report& r) {
     }
     const auto& t = v.timing;
     const bool timed = t.repeat > 0 && t.median > 0;
+    const Tone tone = v.check.status == CheckStatus::failed ? Tone::bad : Tone::good;
     std::vector<std::string> row{
-        v.name, to_string(v.role), to_string(v.check.status),
+        v.name, to_string(v.role), paint(to_string(v.check.status), tone, style),
         timed ? fmtx::seconds(t.median) : "-", timed ? fmtx::seconds(t.min) : "-",
         timed ? fmtx::seconds(t.max) : "-",
         v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
@@ -152,7 +157,7 @@ std::string timing_table(const Report& r) {
     if (ref) row.push_back(timed ? fmtx::percent(ref->timing.median / t.median) : "-");
     table.add_row(row);
   }
-  std::string out = table.render();
+  std::string out = render_table(table, style);
   if (const auto* first = r.variants.empty() ? nullptr : &r.variants.front();
       first && first->timing.repeat > 0) {
     out += fmt::format("timing: CUDA events, median of {} after {} warm-up launches{}\n",
@@ -173,7 +178,7 @@ std::string check_failures(const Report& r) {
   return out;
 }
 
-std::string counters_table(const Report& r) {
+std::string counters_table(const Report& r, const Style& style) {
   std::vector<Column> columns;
   const Variant* described = nullptr;
   for (const auto& v : r.variants) {
@@ -222,16 +227,16 @@ std::string counters_table(const Report& r) {
       "counters: {} set, {} replay pass{} per kernel, collected in {} ({} replay; {})\n",
       c.metric_set, c.passes, c.passes == 1 ? "" : "es", fmtx::seconds(c.collection_seconds),
       c.replay, c.cache_control);
-  return out + table.render();
+  return out + render_table(table, style);
 }
 
 }  // namespace
 
-std::string render_text(const Report& r) {
-  std::string out = header(r) + "\n" + timing_table(r);
+std::string render_text(const Report& r, const Style& style) {
+  std::string out = header(r, style) + "\n" + timing_table(r, style);
   const std::string failures = check_failures(r);
   if (!failures.empty()) out += "\n" + failures;
-  const std::string counters = counters_table(r);
+  const std::string counters = counters_table(r, style);
   if (!counters.empty()) out += "\n" + counters;
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   return out;

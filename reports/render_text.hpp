@@ -5,9 +5,10 @@
 #include <string>
 
 #include "reports/report.hpp"
+#include "reports/style.hpp"
 
 namespace gpulab::report {
 
-std::string render_text(const Report& report);
+std::string render_text(const Report& report, const Style& style = {});
 
 }  // namespace gpulab::report

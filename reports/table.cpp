@@ -6,8 +6,14 @@ namespace gpulab {
 
 std::size_t display_width(const std::string& s) {
   std::size_t width = 0;
-  for (unsigned char c : s)
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = s[i];
+    if (c == 0x1B && i + 1 < s.size() && s[i + 1] == '[') {  // an ANSI color: no width
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
     if ((c & 0xC0) != 0x80) ++width;  // count every byte that starts a code point
+  }
   return width;
 }
 

@@ -22,7 +22,8 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// Display width of UTF-8 text (counts code points: "µs" is two columns wide).
+// Display width of UTF-8 text: counts code points ("µs" is two columns wide) and skips ANSI
+// color sequences.
 std::size_t display_width(const std::string& s);
 
 }  // namespace gpulab

@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
-# Builds gpulab on a GPU machine, runs the GPU tests and the transpose measurements, and prints
-# a short summary last. Run from the repository root:
+# Builds gpulab on a GPU machine, runs the GPU tests, the self-test, every lab, the ncu
+# cross-check and a scripted shell session, and prints a short summary last. From the
+# repository root:
 #   [GPULAB_GIT_SHA=<sha>] bash scripts/h200_check.sh [OUT_DIR]
 # OUT_DIR defaults to $OUT, else /tmp/gpulab-out. GPULAB_GIT_SHA names the revision when the
-# tree was copied without its .git folder.
-# Leaves in OUT_DIR: transpose_h200.json (the report), run.txt, ncu_compare.txt and logs.tgz
-# (everything else), few files because the device tool brings back at most eight.
+# tree was copied without its .git folder. Leaves in OUT_DIR few files (a device tool may bring
+# back only eight): full.txt is not written here (tee the output yourself), transpose_h200.json,
+# reports.tgz (every lab's report, full metric set) and logs.tgz (everything else).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
 mkdir -p "$out"
 logs=$(mktemp -d)
+reports=$(mktemp -d)
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PATH=/usr/local/cuda/bin:$PATH
 build=build-gpu
 bin=$build/gpulab
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
+step() { echo; echo "== $*"; }
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-echo "== build"
-start=$(date +%s)
+step build
+start=$(ms)
 if ! { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
          ${GPULAB_GIT_SHA:+-DGPULAB_GIT_SHA=$GPULAB_GIT_SHA} && ninja -C $build; } \
     >"$logs/build.log" 2>&1; then
@@ -26,57 +30,68 @@ if ! { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
   echo "BUILD FAILED"
   exit 1
 fi
-note "build: ok in $(( $(date +%s) - start )) s"
+note "build: ok in $(( ($(ms) - start) / 1000 )) s"
 cuobjdump --list-elf $bin | sed 's/^/   /'
 cuobjdump --list-ptx $bin | sed 's/^/   /'
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
 
-echo "== gpulab info"
-$bin info
+step gpulab info --check-metrics full
+$bin info --check-metrics full
 
-echo "== gpulab run transpose (default size, basic counters)"
-start_ms=$(( $(date +%s%N) / 1000000 ))
-$bin run transpose --json "$out/transpose_h200.json" | tee "$out/run.txt"
-rc=${PIPESTATUS[0]}
-note "run transpose: exit $rc, $(( $(date +%s%N) / 1000000 - start_ms )) ms wall for the whole process"
+step "gpulab run transpose (default size, basic counters)"
+start=$(ms)
+$bin run transpose --json "$out/transpose_h200.json"
+note "run transpose: exit $?, $(( $(ms) - start )) ms wall for the whole process"
 
-echo "== gpulab run transpose at 1000 x 777"
-$bin run transpose --size 1000 --param cols=777 --metrics none --repeat 5 | tee "$logs/run_odd.txt"
-note "run transpose 1000x777: exit ${PIPESTATUS[0]}"
+step GPU tests, one process
+start=$(ms)
+timeout 420 $build/tests/gpulab_gpu_tests --gtest_brief=1 >"$logs/gpu_tests.log" 2>&1
+rc=$?
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|Expected|Which is|actual|evaluates to|^\[  FAILED" \
+    "$logs/gpu_tests.log" | head -60
+note "GPU tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/gpu_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/gpu_tests.log" | tail -1)"
 
-echo "== transpose at 2048 x 2048 (16 MB per matrix: fits in L2)"
-$bin run transpose --size 2048 | tee "$logs/run_2048.txt"
-echo "== transpose, cold L2 timing"
-$bin run transpose --cold --metrics none | tee "$logs/run_cold.txt"
+step gpulab selftest
+start=$(ms)
+timeout 300 $bin selftest
+note "selftest: exit $? in $(( ($(ms) - start) / 1000 )) s"
 
-echo "== GPU tests"
-(cd $build && ctest -L gpu --output-on-failure) >"$logs/ctest_gpu.log" 2>&1
-note "ctest -L gpu: exit $? ($(grep -E 'tests passed|Errors' "$logs/ctest_gpu.log" | head -1))"
-grep -E "Failure|Expected|Which is|actual|FAILED" "$logs/ctest_gpu.log" | head -30
-(cd $build && ctest -L cpu) >"$logs/ctest_cpu.log" 2>&1
-note "ctest -L cpu: $(grep -E 'tests passed' "$logs/ctest_cpu.log")"
+step gpulab diagnose transpose --variant all
+$bin diagnose transpose --variant all | tee "$logs/diagnose_transpose.txt"
 
-echo "== ncu cross-check"
+step "gpulab run --all --metrics full (reports for the fixtures)"
+start=$(ms)
+timeout 300 $bin run --all --metrics full --json-dir "$reports"
+note "run --all: exit $? in $(( ($(ms) - start) / 1000 )) s"
+
+step ncu cross-check
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
 metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
 if ncu --clock-control none --csv --print-units base --metrics $metrics \
     $bin run transpose --metrics none --repeat 1 --warmup 0 >"$logs/ncu.csv" 2>"$logs/ncu.err"; then
-  python3 scripts/compare_ncu.py "$out/transpose_h200.json" "$logs/ncu.csv" | tee "$out/ncu_compare.txt"
-  note "$(tail -1 "$out/ncu_compare.txt")"
+  python3 scripts/compare_ncu.py "$out/transpose_h200.json" "$logs/ncu.csv" | tee "$logs/ncu_compare.txt"
+  note "$(tail -1 "$logs/ncu_compare.txt")"
 else
   tail -5 "$logs/ncu.err"
   note "ncu: failed (see ncu.err)"
 fi
 
-echo "== compute-sanitizer"
+step "compute-sanitizer (transpose, small)"
 for tool in memcheck racecheck; do
   compute-sanitizer --tool $tool --error-exitcode 9 $bin run transpose --size 1000 \
       --param cols=777 --metrics none --repeat 1 --warmup 0 >"$logs/sanitizer_$tool.log" 2>&1
   note "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tail -1))"
 done
 
+step "shell session (one process, commands piped in)"
+printf '%s\n' 'run transpose' 'diagnose transpose --variant tiled' 'set size 4096' \
+    'run transpose --variant padded' 'quit' | $bin shell >"$logs/shell_transcript.txt" 2>&1
+note "shell: exit $?"
+tail -30 "$logs/shell_transcript.txt"
+
 tar czf "$out/logs.tgz" -C "$logs" .
+tar czf "$out/reports.tgz" -C "$reports" .
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"

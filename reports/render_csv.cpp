@@ -1,0 +1,85 @@
+#include "reports/render_csv.hpp"
+
+#include <fmt/format.h>
+
+namespace gpulab::report {
+namespace {
+
+std::string number(double v) { return fmt::format("{}", v); }
+
+}  // namespace
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string line;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i) line += ',';
+    const auto& f = fields[i];
+    if (f.find_first_of(",\"\n\r") == std::string::npos) {
+      line += f;
+      continue;
+    }
+    line += '"';
+    for (char c : f) line += c == '"' ? std::string("\"\"") : std::string(1, c);
+    line += '"';
+  }
+  return line + "\n";
+}
+
+std::string report_csv(const Report& r) {
+  std::string out = csv_line({"lab", "variant", "kernel", "quantity", "value"});
+  const auto row = [&](const std::string& variant, const std::string& kernel,
+                       const std::string& quantity, const std::string& value) {
+    out += csv_line({r.lab.name, variant, kernel, quantity, value});
+  };
+  for (const auto& v : r.variants) {
+    row(v.name, "", "status", to_string(v.status));
+    row(v.name, "", "check", to_string(v.check.status));
+    row(v.name, "", "check.max_abs_error", number(v.check.max_abs_error));
+    if (v.timing.repeat > 0) {
+      row(v.name, "", "time.median_s", number(v.timing.median));
+      row(v.name, "", "time.min_s", number(v.timing.min));
+      row(v.name, "", "time.max_s", number(v.timing.max));
+    }
+    if (v.effective_bandwidth > 0) row(v.name, "", "effective_bandwidth_Bps", number(v.effective_bandwidth));
+    if (v.roof_fraction > 0) row(v.name, "", "roof_fraction", number(v.roof_fraction));
+    if (v.speedup > 0) row(v.name, "", "speedup", number(v.speedup));
+    for (const auto& k : v.kernels) {
+      const auto& a = k.attributes;
+      if (a.block_threads > 0) {
+        row(v.name, k.name, "registers_per_thread", number(a.registers_per_thread));
+        row(v.name, k.name, "theoretical_occupancy", number(a.theoretical_occupancy));
+      }
+      for (const auto& [name, value] : k.metrics) row(v.name, k.name, name, number(value));
+      for (const auto& [name, value] : k.derived) row(v.name, k.name, name, number(value));
+      if (k.diagnosis && !k.diagnosis->findings.empty())
+        row(v.name, k.name, "principal_finding", k.diagnosis->findings.front().id);
+    }
+  }
+  return out;
+}
+
+std::string findings_csv(const Report& r) {
+  std::string out = csv_line({"lab", "variant", "kernel", "verdict", "rank", "finding", "severity", "score"});
+  for (const auto& v : r.variants)
+    for (const auto& k : v.kernels) {
+      if (!k.diagnosis) continue;
+      int rank = 1;
+      for (const auto& f : k.diagnosis->findings)
+        out += csv_line({r.lab.name, v.name, k.name, k.diagnosis->verdict, std::to_string(rank++),
+                         f.id, f.severity, number(f.score)});
+    }
+  return out;
+}
+
+std::string comparison_csv(const std::vector<Comparison>& against_first) {
+  std::string out = csv_line({"a", "b", "lab", "variant_a", "variant_b", "median_a_s", "median_b_s",
+                              "change", "noise", "verdict"});
+  for (const auto& c : against_first)
+    for (const auto& v : c.variants)
+      out += csv_line({c.label_a, c.label_b, v.lab, v.variant_a, v.variant_b,
+                       v.time_a ? number(v.time_a->median) : "", v.time_b ? number(v.time_b->median) : "",
+                       number(v.change), number(v.noise), to_string(v.verdict)});
+  return out;
+}
+
+}  // namespace gpulab::report
