@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "reports/atomic_file.hpp"
+#include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/errors.hpp"
@@ -90,6 +91,7 @@ report::Thresholds parse_thresholds(const std::vector<std::string>& assignments)
 }
 
 void diagnose_into(report::Report& report, const report::Thresholds& thresholds) {
+  report::derive_all(report);  // from the raw counters, with this build's formulas
   report::diagnose_report(report, thresholds);
   // Point only at labs this build has.
   for (auto& v : report.variants)

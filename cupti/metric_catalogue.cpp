@@ -44,6 +44,8 @@ const std::vector<MetricTraits> kCatalogue = {
     {name::l2_bytes, "l2_bytes", U::bytes, "bytes moved through L2 (all requests)", G::memory},
     {name::gld_bytes_requested, "gld_bytes_requested", U::bytes, "bytes global load instructions asked for (instrumented)", G::memory},
     {name::gst_bytes_requested, "gst_bytes_requested", U::bytes, "bytes global store instructions asked for (instrumented)", G::memory},
+    {name::shld_bytes_requested, "shld_bytes_requested", U::bytes, "bytes shared load instructions asked for (instrumented)", G::memory},
+    {name::shst_bytes_requested, "shst_bytes_requested", U::bytes, "bytes shared store instructions asked for (instrumented)", G::memory},
     // stalls: why warps did not issue, in warp cycles per issued instruction
     {name::warp_latency, "warp_latency", U::ratio, "warp cycles per issued instruction, all reasons", G::stalls},
     {name::stall_long_scoreboard, "stall_long_scoreboard", U::ratio, "stalled on global/local memory (L1TEX) results", G::stalls},

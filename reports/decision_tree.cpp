@@ -68,15 +68,17 @@ Outcome not_measured(std::vector<Evidence> ev) { return {Answer::not_measured, 0
 // With the instrumented byte counts, the over-fetch factor judges any access width (a float4
 // load moves 16 sectors per request and wastes nothing). Without them, sectors per request
 // against the 4-byte ideal is the fallback, which over-flags 8- and 16-byte accesses.
+// Loads and stores are weighed by their traffic (global_overfetch), so that a kernel whose
+// only scattered accesses are a few single-thread stores is not flagged.
 Outcome coalescing(const Probe& p) {
-  const auto ld = p.metric(d::gld_overfetch), st = p.metric(d::gst_overfetch);
-  if (ld || st) {
+  const auto all = p.metric(d::global_overfetch);
+  if (all) {
     const std::string t = "uncoalesced.overfetch";
-    std::vector<Evidence> ev{against(p, d::gld_overfetch, ld, ">=", t),
-                             against(p, d::gst_overfetch, st, ">=", t)};
-    const double worst = std::max(ld.value_or(0), st.value_or(0));
-    if (worst < p.threshold(t)) return no(ev);
-    return yes(1.0 - 1.0 / worst, ev);  // share of moved bytes nobody asked for
+    std::vector<Evidence> ev{evidence(d::gld_overfetch, p.metric(d::gld_overfetch)),
+                             evidence(d::gst_overfetch, p.metric(d::gst_overfetch)),
+                             against(p, d::global_overfetch, all, ">=", t)};
+    if (*all < p.threshold(t)) return no(ev);
+    return yes(1.0 - 1.0 / *all, ev);  // share of moved bytes nobody asked for
   }
   const auto ld_spr = p.metric(d::gld_sectors_per_request);
   const auto st_spr = p.metric(d::gst_sectors_per_request);
@@ -104,7 +106,11 @@ Outcome dram_excess(const Probe& p) {
                            against(p, "dram_beyond_overfetch", excess, ">=", t)};
   if (!excess) return not_measured(ev);
   if (*excess < p.threshold(t)) return no(ev);
-  return yes(1.0 - 1.0 / *excess, ev);  // share of DRAM bytes the work did not need
+  // Unneeded bytes cost time in proportion to how busy DRAM is: far from its peak, the
+  // re-reads are not what the kernel waits for (the naive matmul reads 108x its inputs at 13%).
+  const double busy = std::min(1.0, p.metric(m::dram_pct).value_or(100.0) /
+                                        p.threshold("memory_bound.dram_pct"));
+  return yes((1.0 - 1.0 / *excess) * busy, ev);
 }
 
 Outcome at_roof(const Probe& p) {
@@ -172,15 +178,23 @@ Outcome latency(const Probe& p) {
   return *share >= p.threshold(t) ? yes(*share, ev) : no(ev);
 }
 
+// Few warps matter only when the kernel waits: a kernel that keeps DRAM or an SM pipe near its
+// peak with few warps (a register-tiled matrix product, cuBLAS at 12% occupancy) has chosen
+// work per thread over thread count, and more warps would not help it.
 Outcome occupancy(const Probe& p) {
   const auto achieved = p.metric(d::achieved_occupancy);
+  const auto dram = p.metric(m::dram_pct), sm = p.metric(m::sm_pct);
   const std::string t = "occupancy.achieved";
   const auto& attributes = p.context().kernel->attributes;
-  std::vector<Evidence> ev{against(p, d::achieved_occupancy, achieved, "<=", t)};
+  std::vector<Evidence> ev{against(p, d::achieved_occupancy, achieved, "<=", t),
+                           against(p, m::dram_pct, dram, "<", "memory_bound.dram_pct"),
+                           against(p, m::sm_pct, sm, "<", "compute_bound.sm_pct")};
   if (attributes.block_threads > 0)
     ev.push_back(evidence("theoretical_occupancy", attributes.theoretical_occupancy));
   if (!achieved) return not_measured(ev);
-  return *achieved <= p.threshold(t) ? yes(1.0 - *achieved, ev) : no(ev);
+  const bool near_roof = dram.value_or(0) >= p.threshold("memory_bound.dram_pct") ||
+                         sm.value_or(0) >= p.threshold("compute_bound.sm_pct");
+  return *achieved <= p.threshold(t) && !near_roof ? yes(1.0 - *achieved, ev) : no(ev);
 }
 
 Outcome tail(const Probe& p) {
@@ -238,6 +252,15 @@ Outcome sync(const Probe& p) {
   return *share >= p.threshold(t) ? yes(*share, ev) : no(ev);
 }
 
+Outcome mio(const Probe& p) {
+  const auto share = stall_share(p, m::stall_mio_throttle);
+  const std::string t = "mio.throttle_share";
+  std::vector<Evidence> ev{evidence(m::stall_mio_throttle, p.metric(m::stall_mio_throttle)),
+                           against(p, "mio_throttle_share", share, ">=", t)};
+  if (!share) return not_measured(ev);
+  return *share >= p.threshold(t) ? yes(*share, ev) : no(ev);
+}
+
 Outcome compute(const Probe& p) {
   const auto pct = p.metric(m::sm_pct);
   std::vector<Evidence> ev{against(p, m::sm_pct, pct, ">=", "compute_bound.sm_pct")};
@@ -269,7 +292,7 @@ double score_of(const std::string& finding, double severity) {
 }
 
 const CheckNode kCoalescing{"coalescing", "Do global accesses move more bytes than they use?",
-                            "max(gld_overfetch, gst_overfetch), else max(sectors per request)",
+                            "global_overfetch, else max(sectors per request)",
                             "uncoalesced-global", coalescing};
 const CheckNode kDramExcess{"dram-excess", "Does DRAM move more bytes than the work needs?",
                             "dram_over_model (reads over gld_overfetch when measured)",
@@ -306,6 +329,8 @@ const CheckNode kSync{"sync", "Do warps wait at barriers?", "stall_barrier / war
                       "sync-overhead", sync};
 const CheckNode kCompute{"compute-roof", "Are the SMs near their peak?", "sm_pct",
                          "compute-bound", compute};
+const CheckNode kMio{"mio", "Do warps wait on the MIO queue (shared memory, constant cache)?",
+                     "stall_mio_throttle / warp_latency", "mio-throttle", mio};
 
 // The branches of the root, with the checks each visits in order.
 struct Branch {
@@ -320,10 +345,11 @@ const std::vector<Branch>& branches() {
        {&kCoalescing, &kDramExcess, &kTransfers, &kUmFaults, &kLocal, &kSharedBanks, &kAtomics,
         &kOccupancy, &kTail, &kAtRoof}},
       {"compute", "compute-bound",
-       {&kDivergence, &kSharedBanks, &kLocal, &kOccupancy, &kTail, &kCompute}},
+       {&kCoalescing, &kDramExcess, &kSharedBanks, &kLocal, &kAtomics, &kDivergence, &kMio,
+        &kSync, &kLatency, &kOccupancy, &kTail, &kCompute}},
       {"neither", "latency-bound",
        {&kCoalescing, &kDramExcess, &kTransfers, &kUmFaults, &kSharedBanks, &kLocal, &kAtomics,
-        &kDivergence, &kSync, &kLatency, &kOccupancy, &kTail, &kLaunch}},
+        &kDivergence, &kMio, &kSync, &kLatency, &kOccupancy, &kTail, &kLaunch}},
   };
   return b;
 }
@@ -390,6 +416,7 @@ metrics::Unit evidence_unit(const std::string& metric) {
       {"roof_fraction", U::fraction},           {"theoretical_occupancy", U::fraction},
       {"idle_fraction_last_wave", U::fraction}, {"long_scoreboard_share", U::fraction},
       {"barrier_share", U::fraction},           {"duration_s", U::seconds},
+      {"mio_throttle_share", U::fraction},
       {"waves", U::ratio},                      {"excess_wavefronts_per_inst", U::ratio},
       {"local_over_global_bytes", U::ratio},    {"atomics_per_load_request", U::ratio},
       {"dram_beyond_overfetch", U::ratio}};
@@ -417,7 +444,10 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
     step.expression = node->expression;
     step.evidence = o.evidence;
     step.answer = to_text(o.answer);
-    if (o.answer == Answer::yes) {
+    const bool standing = score_of(node->finding, 0) <= kStandingScore + 0.05;
+    if (o.answer == Answer::yes && !standing && o.severity < thresholds["diagnosis.min_severity"]) {
+      step.answer = "yes, negligible";  // true, but it costs too little time to report
+    } else if (o.answer == Answer::yes) {
       step.finding = node->finding;
       out.findings.push_back(make_finding(node->finding, score_of(node->finding, o.severity),
                                           o.evidence));
@@ -426,8 +456,19 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   }
   std::stable_sort(out.findings.begin(), out.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.score > b.score; });
-  if (!out.findings.empty() && out.findings.front().id == "launch-overhead")
-    out.verdict = "launch-bound";
+  // "At the roof" and "compute-bound" say where a kernel stands when nothing is wrong with it;
+  // next to a problem they would mislead (the SM throughput of a naive matmul is its load pipe).
+  if (!out.findings.empty() && out.findings.front().score > kStandingScore + 0.05) {
+    out.findings.erase(std::remove_if(out.findings.begin(), out.findings.end(),
+                                      [](const Finding& f) { return f.score <= kStandingScore + 0.05; }),
+                       out.findings.end());
+  }
+  // The verdict follows the principal finding where that finding names the limit.
+  if (!out.findings.empty()) {
+    const std::string& principal = out.findings.front().id;
+    if (principal == "latency-bound") out.verdict = "latency-bound";
+    if (principal == "launch-overhead") out.verdict = "launch-bound";
+  }
   return out;
 }
 

@@ -19,14 +19,20 @@ const std::vector<DerivedTraits> kDerived = {
      "bytes global loads moved per byte they asked for, whatever the access width; 1 is ideal"},
     {d::gst_overfetch, U::ratio, "32 x gst_sectors / gst_bytes_requested",
      "bytes global stores moved per byte they wrote; 1 is ideal"},
+    {d::global_overfetch, U::ratio,
+     "32 x (gld_sectors + gst_sectors) / (gld_bytes_requested + gst_bytes_requested)",
+     "bytes all global accesses moved per byte they asked for: over-fetch weighted by traffic "
+     "(a direction with no requested bytes, e.g. only cp.async or TMA copies, is left out)"},
     {d::shld_wavefronts_per_inst, U::ratio, "shld_wavefronts / shld_inst",
      "bank passes per shared load instruction; 1 for conflict-free 4-byte loads, 32 worst"},
     {d::shst_wavefronts_per_inst, U::ratio, "shst_wavefronts / shst_inst",
      "bank passes per shared store instruction; 1 for conflict-free 4-byte stores"},
     {d::shared_excess_wavefronts, U::count,
-     "max(0, shld_wavefronts - shld_inst) + max(0, shst_wavefronts - shst_inst)",
-     "shared wavefronts beyond one per instruction: the cost of bank conflicts (assumes 4-byte "
-     "accesses; 8- and 16-byte accesses need 2 and 4 wavefronts without any conflict)"},
+     "max(0, shld_wavefronts - ideal_ld) + max(0, shst_wavefronts - ideal_st), ideal = "
+     "max(instructions, bytes requested / 128), or instructions without the byte counts",
+     "shared wavefronts beyond the fewest the accesses need: the cost of bank conflicts. A warp "
+     "moves 128 bytes per wavefront, so 8- and 16-byte accesses need 2 and 4 without any "
+     "conflict; without the instrumented byte counts every access is taken as 4-byte"},
     {d::local_bytes, U::bytes, "local_ld_bytes + local_st_bytes",
      "local-memory traffic: register spills, stack frames, dynamically indexed arrays"},
     {d::dram_bytes, U::bytes, "dram_read + dram_write", "bytes moved to and from device memory"},
@@ -82,14 +88,33 @@ std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* mode
     ratio(out, d::gld_overfetch, 32.0 * *s, get(raw, m::gld_bytes_requested));
   if (const auto s = get(raw, m::gst_sectors))
     ratio(out, d::gst_overfetch, 32.0 * *s, get(raw, m::gst_bytes_requested));
+  // Over loads and stores together, weighted by traffic. A direction whose sectors the
+  // instrumented counts do not see (cp.async and TMA copies move sectors but issue no LDG/STG)
+  // is left out rather than counted as waste.
+  double moved = 0, asked = 0;
+  for (const auto& [sectors, bytes] : {std::pair{m::gld_sectors, m::gld_bytes_requested},
+                                       std::pair{m::gst_sectors, m::gst_bytes_requested}}) {
+    const auto s = get(raw, sectors), b = get(raw, bytes);
+    if (s && b && *b > 0) {
+      moved += 32.0 * *s;
+      asked += *b;
+    }
+  }
+  if (asked > 0) out[d::global_overfetch] = moved / asked;
 
   const auto shld_wf = get(raw, m::shld_wavefronts), shld_inst = get(raw, m::shld_inst);
   const auto shst_wf = get(raw, m::shst_wavefronts), shst_inst = get(raw, m::shst_inst);
   ratio(out, d::shld_wavefronts_per_inst, shld_wf, shld_inst);
   ratio(out, d::shst_wavefronts_per_inst, shst_wf, shst_inst);
   if (shld_wf && shld_inst && shst_wf && shst_inst) {
+    // The fewest wavefronts the accesses need: one per instruction, or one per 128 bytes.
+    const auto ideal = [&](double inst, const char* bytes_metric) {
+      const auto bytes = get(raw, bytes_metric);
+      return bytes ? std::max(inst, *bytes / 128.0) : inst;
+    };
     out[d::shared_excess_wavefronts] =
-        std::max(0.0, *shld_wf - *shld_inst) + std::max(0.0, *shst_wf - *shst_inst);
+        std::max(0.0, *shld_wf - ideal(*shld_inst, m::shld_bytes_requested)) +
+        std::max(0.0, *shst_wf - ideal(*shst_inst, m::shst_bytes_requested));
   }
 
   const auto local_ld = get(raw, m::local_ld_bytes), local_st = get(raw, m::local_st_bytes);

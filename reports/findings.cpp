@@ -10,6 +10,9 @@ namespace gpulab::report {
 namespace {
 
 const std::vector<ThresholdTraits> kThresholds = {
+    {"diagnosis.min_severity", 0.1,
+     "severity (the share of time a problem plausibly costs) below which a yes is reported as "
+     "negligible instead of as a finding"},
     {"memory_bound.dram_pct", 60,
      "DRAM throughput, % of peak, from which the kernel counts as memory-bound"},
     {"compute_bound.sm_pct", 60,
@@ -47,6 +50,9 @@ const std::vector<ThresholdTraits> kThresholds = {
      "active threads per warp instruction below which divergence counts (32 = none)"},
     {"atomics.per_load_request", 0.5,
      "global atomic requests per global load request from which atomics contend"},
+    {"mio.throttle_share", 0.5,
+     "share of warp cycles stalled on a full MIO queue (shared memory, constant cache, special "
+     "functions) from which it dominates"},
     {"sync.barrier_share", 0.3,
      "share of warp cycles stalled at barriers from which synchronization counts"},
 };
@@ -137,6 +143,14 @@ const std::vector<FindingTraits> kFindings = {
      "Synchronize less often: do more work between barriers, use warp-level primitives "
      "(shuffles) inside a warp, and keep the work balanced between warps.",
      {"reduction"}},
+    {"mio-throttle", "MIO queue pressure (shared memory, constant cache, special functions)",
+     "Warps wait for the memory-input/output queue that serves shared memory, the constant "
+     "cache and special functions: too many such instructions, or each split into many "
+     "passes (constant reads with a different address per thread are served one address at a "
+     "time; shared-memory accesses with bank conflicts take several wavefronts).",
+     "Give constant reads one address per warp (index by warp, not by thread) or move the "
+     "table to global memory; remove bank conflicts; keep reused values in registers.",
+     {"constant-memory", "transpose", "reduction"}},
     {"compute-bound", "Compute-bound",
      "The SMs run near their peak throughput: arithmetic, not data movement, limits the kernel.",
      "Use faster instructions (tensor cores, lower precision where acceptable), remove redundant "
