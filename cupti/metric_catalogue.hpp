@@ -78,8 +78,6 @@ inline constexpr const char* l2_bytes = "lts__t_bytes.sum";
 // metrics): with the sectors moved they give the over-fetch factor of any access width.
 inline constexpr const char* gld_bytes_requested = "smsp__sass_data_bytes_mem_global_op_ld.sum";
 inline constexpr const char* gst_bytes_requested = "smsp__sass_data_bytes_mem_global_op_st.sum";
-inline constexpr const char* shld_bytes_requested = "smsp__sass_data_bytes_mem_shared_op_ld.sum";
-inline constexpr const char* shst_bytes_requested = "smsp__sass_data_bytes_mem_shared_op_st.sum";
 inline constexpr const char* warp_latency = "smsp__average_warp_latency_per_inst_issued.ratio";
 // Stall reasons, as warp cycles per issued instruction; the full name of reason R is
 // smsp__average_warps_issue_stalled_R_per_issue_active.ratio.

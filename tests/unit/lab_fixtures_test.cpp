@@ -1,0 +1,71 @@
+// Every lab's report recorded on the H200 (tests/fixtures/labs, `gpulab run --all --metrics
+// full`), read and diagnosed offline: the checks passed there, and the decision tree gives
+// each variant the principal finding its lab expects. This is `gpulab selftest` on recorded
+// numbers, so CI notices when a change to the tree breaks an expectation.
+#include <gtest/gtest.h>
+
+#include "labs/registry.hpp"
+#include "reports/derived.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/render_text.hpp"
+#include "reports/report_json.hpp"
+
+namespace gpulab {
+namespace {
+
+class LabFixture : public ::testing::TestWithParam<std::string> {
+ protected:
+  report::Report load() const {
+    auto r = report::load_report(std::string(GPULAB_FIXTURES_DIR) + "/labs/" + GetParam() + ".json");
+    report::derive_all(r);
+    report::diagnose_report(r, report::Thresholds());
+    return r;
+  }
+};
+
+TEST_P(LabFixture, RecordedOnTheH200WithEveryCheckPassed) {
+  const auto r = load();
+  const auto& spec = labs::lab_or_throw(GetParam()).spec();
+  EXPECT_NE(r.device.name.find("H200"), std::string::npos);
+  EXPECT_EQ(r.lab.name, spec.name);
+  ASSERT_EQ(r.variants.size(), spec.variants.size());
+  for (const auto& v : r.variants) {
+    EXPECT_EQ(v.check.status, report::CheckStatus::passed) << v.name << ": " << v.check.message;
+    EXPECT_TRUE(v.counters.collected) << v.name;
+  }
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  EXPECT_FALSE(report::render_text(r).empty());
+}
+
+TEST_P(LabFixture, PrincipalFindingsAreTheExpectedOnes) {
+  const auto r = load();
+  const auto& spec = labs::lab_or_throw(GetParam()).spec();
+  const std::string baseline_finding = spec.variants.front().expected_finding;
+  for (const auto& v : r.variants) {
+    const auto* vs = spec.find_variant(v.name);
+    ASSERT_NE(vs, nullptr) << v.name;
+    if (!vs->expected_finding.empty())
+      EXPECT_EQ(report::principal_finding(v), vs->expected_finding) << v.name;
+    if (vs->role != report::Role::baseline && !baseline_finding.empty() &&
+        baseline_finding != vs->expected_finding)
+      EXPECT_FALSE(report::carries_finding(v, baseline_finding))
+          << v.name << " still carries " << baseline_finding;
+  }
+}
+
+std::vector<std::string> lab_names() {
+  std::vector<std::string> names;
+  for (const auto* lab : labs::all_labs()) names.push_back(lab->spec().name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllLabs, LabFixture, ::testing::ValuesIn(lab_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace gpulab
