@@ -61,7 +61,8 @@ $bin diagnose transpose --variant all | tee "$logs/diagnose_transpose.txt"
 
 step "gpulab run --all --metrics full (reports for the fixtures)"
 start=$(ms)
-timeout 300 $bin run --all --metrics full --json-dir "$reports"
+timeout 300 $bin run --all --metrics full --json-dir "$reports" >"$logs/run_all.txt" 2>&1
+sed -n '/^summary:/,$p' "$logs/run_all.txt"
 note "run --all: exit $? in $(( ($(ms) - start) / 1000 )) s"
 
 step ncu cross-check
@@ -84,9 +85,14 @@ for tool in memcheck racecheck; do
   note "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tail -1))"
 done
 
-step "shell session (one process, commands piped in)"
+step "shell session (one process, under a pseudo-terminal when script(1) is there)"
 printf '%s\n' 'run transpose' 'diagnose transpose --variant tiled' 'set size 4096' \
-    'run transpose --variant padded' 'quit' | $bin shell >"$logs/shell_transcript.txt" 2>&1
+    'run transpose --variant padded' 'quit' >"$logs/shell_input.txt"
+if command -v script >/dev/null; then
+  script -qec "$bin shell" /dev/null <"$logs/shell_input.txt" >"$logs/shell_transcript.txt" 2>&1
+else
+  $bin shell <"$logs/shell_input.txt" >"$logs/shell_transcript.txt" 2>&1
+fi
 note "shell: exit $?"
 tail -30 "$logs/shell_transcript.txt"
 

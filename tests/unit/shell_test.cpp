@@ -1,0 +1,160 @@
+// The interactive shell, driven through a pipe (scripted sessions) and under a pseudo-terminal
+// (`script` from util-linux): prompt, completion, colors and NO_COLOR. Also: every command that
+// runs without a GPU prints valid JSON, and nothing else, with --format json.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli.hpp"
+#include "app/line_reader.hpp"
+#include "app/shell.hpp"
+#include "reports/errors.hpp"
+
+namespace gpulab::app {
+namespace {
+
+const std::string kBinary = GPULAB_BINARY;
+const std::string kFixture = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
+const std::string kFixture4096 = std::string(GPULAB_FIXTURES_DIR) + "/transpose_4096_h200.json";
+
+struct Output {
+  int code;
+  std::string text;
+};
+
+// Runs a shell command line, returns its exit code and its stdout (and stderr with `2>&1`).
+Output sh(const std::string& command) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return {-1, ""};
+  std::string text;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe)) text += buf.data();
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+std::string write_input(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/gpulab_shell_" + std::to_string(::getpid()) + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+bool have_script() { return sh("command -v script >/dev/null 2>&1").code == 0; }
+
+TEST(Shell, ScriptedSessionThroughAPipe) {
+  const std::string input = write_input(
+      "_session.txt",
+      "# a scripted session\n"
+      "list\n"
+      "help\n"
+      "set repeat 3\n"
+      "set\n"
+      "diagnose --report " + kFixture + " --variant tiled\n"
+      "last\n"
+      "compare " + kFixture + " " + kFixture4096 + "\n"
+      "run nosuchlab\n"
+      "history\n"
+      "quit\n"
+      "list\n");
+  const auto out = sh(kBinary + " shell < " + input + " 2>&1");
+  EXPECT_EQ(out.code, 0) << out.text;
+  for (const char* expected :
+       {"transpose  (global coalescing",                     // list
+        "Shell commands:",                                   // help
+        "repeat = 3",                                        // set
+        "principal: shared-bank-conflicts",                  // diagnose --report
+        "counter ",                                          // last: the report's counters
+        "faster (3.",                                        // compare
+        "gpulab: error: unknown lab 'nosuchlab'",            // an error returns to the prompt
+        "   4  set"})                                        // history
+    EXPECT_NE(out.text.find(expected), std::string::npos) << expected << "\n" << out.text;
+  // Nothing after quit runs: the list output appears once.
+  EXPECT_EQ(out.text.find("transpose  (global"), out.text.rfind("transpose  (global"));
+  EXPECT_EQ(out.text.find("gpulab> "), std::string::npos) << "no prompt when input is a pipe";
+}
+
+TEST(Shell, EndOfInputEndsTheSessionWithExit0) {
+  const auto out = sh("printf 'list\\n' | " + kBinary + " shell 2>&1");
+  EXPECT_EQ(out.code, 0);
+  EXPECT_NE(out.text.find("transpose"), std::string::npos);
+}
+
+TEST(Shell, SetAndSaveRejectBadInput) {
+  const std::string input = write_input(
+      "_bad.txt", "set colour red\nset output /nonexistent-folder\nsave\nlast\nsave x.json\n");
+  const auto out = sh(kBinary + " shell < " + input + " 2>&1");
+  EXPECT_EQ(out.code, 0);
+  EXPECT_NE(out.text.find("set: unknown key 'colour'"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("is not a folder"), std::string::npos);
+  EXPECT_NE(out.text.find("save takes one file name"), std::string::npos);
+  EXPECT_NE(out.text.find("no report yet"), std::string::npos);
+}
+
+TEST(Shell, SplitWords) {
+  EXPECT_EQ(split_words("run transpose  --size 64"),
+            (std::vector<std::string>{"run", "transpose", "--size", "64"}));
+  EXPECT_EQ(split_words("save 'my report.json'"), (std::vector<std::string>{"save", "my report.json"}));
+  EXPECT_EQ(split_words(R"(save "a \"b\"" c\ d)"), (std::vector<std::string>{"save", "a \"b\"", "c d"}));
+  EXPECT_THROW(split_words("save 'open"), UsageError);
+}
+
+TEST(Completion, CommandsLabsVariantsOptions) {
+  EXPECT_EQ(complete({}, "di", false), (std::vector<std::string>{"diagnose"}));
+  const auto in_shell = complete({}, "", true);
+  EXPECT_NE(std::find(in_shell.begin(), in_shell.end(), "quit"), in_shell.end());
+  EXPECT_EQ(std::find(in_shell.begin(), in_shell.end(), "shell"), in_shell.end());
+  EXPECT_EQ(complete({"run"}, "trans", false), (std::vector<std::string>{"transpose"}));
+  EXPECT_EQ(complete({"run", "transpose", "--variant"}, "p", false),
+            (std::vector<std::string>{"padded"}));
+  EXPECT_EQ(complete({"run", "transpose"}, "--var", false), (std::vector<std::string>{"--variant"}));
+  EXPECT_EQ(complete({"run", "transpose", "--metrics"}, "f", false), (std::vector<std::string>{"full"}));
+  EXPECT_TRUE(complete({"run", "transpose", "--size"}, "", false).empty()) << "a number";
+  EXPECT_EQ(complete({"set"}, "rep", true), (std::vector<std::string>{"repeat"}));
+  const auto out = sh(kBinary + " complete -- diagnose transpose --variant ''");
+  EXPECT_NE(out.text.find("swizzled\n"), std::string::npos) << out.text;
+}
+
+TEST(Shell, PromptAndTabCompletionUnderATerminal) {
+  if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no completion to test";
+  // "li<TAB>" must complete to "list"; then quit.
+  const auto out = sh("printf 'li\\t\\nquit\\n' | HOME=" + ::testing::TempDir() +
+                      " script -qec '" + kBinary + " shell' /dev/null 2>&1");
+  EXPECT_EQ(out.code, 0) << out.text;
+  EXPECT_NE(out.text.find("gpulab> "), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("global coalescing"), std::string::npos)
+      << "li<TAB> ran list:\n" << out.text;
+}
+
+TEST(Colors, OnlyOnATerminalAndNeverWithNoColor) {
+  if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  const std::string compare = kBinary + " compare " + kFixture + " " + kFixture4096;
+  const auto tty = sh("script -qec '" + compare + "' /dev/null");
+  EXPECT_NE(tty.text.find("\033[32m"), std::string::npos) << "green verdicts on a terminal";
+  const auto no_color = sh("NO_COLOR=1 script -qec '" + compare + "' /dev/null");
+  EXPECT_EQ(no_color.text.find("\033["), std::string::npos) << no_color.text;
+  const auto piped = sh(compare);
+  EXPECT_EQ(piped.text.find("\033["), std::string::npos) << "no colors into a pipe";
+}
+
+TEST(JsonOutput, EveryCommandPrintsOnlyJson) {
+  for (const std::string& args :
+       {std::string("list --format json"), std::string("list --metrics --json"),
+        "diagnose --report " + kFixture + " --format json",
+        "compare " + kFixture + " " + kFixture4096 + " --format json",
+        "compare " + kFixture + " --variants naive,padded --format json"}) {
+    const auto out = sh(kBinary + " " + args + " 2>/dev/null");
+    EXPECT_EQ(out.code, 0) << args;
+    EXPECT_NO_THROW((void)nlohmann::json::parse(out.text)) << args << "\n" << out.text.substr(0, 200);
+  }
+}
+
+}  // namespace
+}  // namespace gpulab::app
