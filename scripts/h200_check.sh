@@ -62,8 +62,9 @@ $bin diagnose transpose --variant all | tee "$logs/diagnose_transpose.txt"
 step "gpulab run --all --metrics full (reports for the fixtures)"
 start=$(ms)
 timeout 300 $bin run --all --metrics full --json-dir "$reports" >"$logs/run_all.txt" 2>&1
+rc=$?
 sed -n '/^summary:/,$p' "$logs/run_all.txt"
-note "run --all: exit $? in $(( ($(ms) - start) / 1000 )) s"
+note "run --all: exit $rc in $(( ($(ms) - start) / 1000 )) s"
 
 step ncu cross-check
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
