@@ -30,6 +30,13 @@ void progress(const RunSettings& s, const std::string& line) {
   if (s.progress) std::cerr << "gpulab: " << line << "\n";
 }
 
+// One line rewritten in place ("\r") while the passes run, then ended.
+void pass_progress(const RunSettings& s, const std::string& what, int pass, int passes) {
+  if (!s.progress) return;
+  std::cerr << "\rgpulab: " << what << ": pass " << pass << " of " << passes << std::flush;
+  if (pass == passes) std::cerr << "\n";
+}
+
 void check_and_time(labs::LabRun& run, report::Variant& out, const RunSettings& settings,
                     const report::Report& r, cudaStream_t stream, labs::L2Flusher* flusher) {
   run.poison_outputs(stream);
@@ -137,8 +144,6 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
     return;
   }
   const std::string set_name = metrics::is_set_name(settings.metrics) ? settings.metrics : "custom";
-  progress(settings, fmt::format("profiling {} variant(s), {} replay passes each",
-                                 profiled.size(), profiler->passes()));
 
   std::vector<report::Variant*> flushed, per_kernel;
   for (auto* v : profiled)
@@ -149,7 +154,10 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
     for (auto* v : flushed)
       ranges.push_back({v->name, [&run, &stream, v] { run.launch(v->name, stream); }});
     const auto started = std::chrono::steady_clock::now();
-    auto values = profiler->profile_ranges(ranges, [&] { flusher.flush(stream); });
+    const std::string what = fmt::format("{} counters, {} variant(s)", r.lab.name, flushed.size());
+    auto values = profiler->profile_ranges(
+        ranges, [&] { flusher.flush(stream); },
+        [&](int pass, int passes) { pass_progress(settings, what, pass, passes); });
     GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
     const double seconds = seconds_since(started);
     for (std::size_t i = 0; i < flushed.size() && i < values.size(); ++i) {
@@ -157,7 +165,11 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
       file_counters(*flushed[i], *profiler, set_name, "user", kFlushedPasses, seconds);
     }
   }
-  for (auto* v : per_kernel) profile_variant_kernels(*profiler, run, r, *v, set_name, stream);
+  for (auto* v : per_kernel) {
+    progress(settings, fmt::format("{}/{}: counters, kernel replay, {} passes per kernel",
+                                   r.lab.name, v->name, profiler->passes()));
+    profile_variant_kernels(*profiler, run, r, *v, set_name, stream);
+  }
 }
 
 }  // namespace

@@ -383,13 +383,15 @@ std::vector<RangeValues> RangeProfiler::profile_kernels(const std::function<void
 }
 
 std::vector<RangeValues> RangeProfiler::profile_ranges(const std::vector<UserRange>& ranges,
-                                                       const std::function<void()>& before_each) {
+                                                       const std::function<void()>& before_each,
+                                                       const std::function<void(int, int)>& on_pass) {
   if (ranges.empty()) return {};
   BatchScope batch(*impl_);
   configure(ranges.size(), true);
   // One iteration per pass: CUPTI reports when every pass of the configuration has run.
   for (int pass = 0;; ++pass) {
     if (pass > passes_) throw ApiError("CUPTI", 0, "user replay did not finish its passes");
+    if (on_pass) on_pass(pass + 1, passes_);
     start();
     try {
       for (const auto& range : ranges) {

@@ -70,9 +70,11 @@ class RangeProfiler {
     std::function<void()> launch;  // enqueues the range's work (repeatable)
   };
   // User replay: runs every range once per pass, `before_each` ahead of each range (outside
-  // it); returns one RangeValues per range, in order.
+  // it), and `on_pass(k, n)` before pass k of n (for progress); returns one RangeValues per
+  // range, in order.
   std::vector<RangeValues> profile_ranges(const std::vector<UserRange>& ranges,
-                                          const std::function<void()>& before_each);
+                                          const std::function<void()>& before_each,
+                                          const std::function<void(int, int)>& on_pass = {});
 
   // The metrics of `names` that this chip's CUPTI does not know (checked one by one).
   std::vector<std::string> unsupported(const std::vector<std::string>& names) const;
