@@ -10,28 +10,11 @@
 namespace gpulab {
 namespace {
 
+using test::derived;
+using test::raw;
+
 namespace d = report::derived;
 namespace m = metrics::name;
-
-report::Report run_aos_soa(app::RunSettings settings) {
-  return app::run_lab(test::gpu_session(), labs::lab_or_throw("aos-soa"), settings,
-                      {"aos_soa_gpu_test"});
-}
-
-double derived(const report::Variant& v, const char* name) {
-  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
-  const auto& k = v.kernels.at(0);
-  auto it = k.derived.find(name);
-  EXPECT_NE(it, k.derived.end()) << v.name << ": " << name << " not measured";
-  return it == k.derived.end() ? -1 : it->second;
-}
-
-double raw(const report::Variant& v, const char* name) {
-  const auto& k = v.kernels.at(0);
-  auto it = k.metrics.find(name);
-  EXPECT_NE(it, k.metrics.end()) << v.name << ": " << name << " not measured";
-  return it == k.metrics.end() ? -1 : it->second;
-}
 
 TEST(AosSoaGpu, AllVariantsCorrectAtSmallOddSizes) {
   GPULAB_REQUIRE_GPU();
@@ -41,7 +24,7 @@ TEST(AosSoaGpu, AllVariantsCorrectAtSmallOddSizes) {
     s.repeat = 1;
     s.warmup = 0;
     s.metrics = "none";
-    const auto r = run_aos_soa(s);
+    const auto r = test::run_lab("aos-soa", s);
     ASSERT_EQ(r.variants.size(), 3u);
     for (const auto& v : r.variants) {
       EXPECT_EQ(v.check.status, report::CheckStatus::passed)
@@ -57,7 +40,7 @@ const report::Report& default_run() {
   static const report::Report r = [] {
     app::RunSettings s;
     s.repeat = 20;
-    return run_aos_soa(s);
+    return test::run_lab("aos-soa", s);
   }();
   return r;
 }

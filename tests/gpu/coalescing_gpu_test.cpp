@@ -10,20 +10,10 @@
 namespace gpulab {
 namespace {
 
+using test::derived;
+using test::raw;
+
 namespace d = report::derived;
-
-report::Report run_coalescing(app::RunSettings settings) {
-  return app::run_lab(test::gpu_session(), labs::lab_or_throw("coalescing"), settings,
-                      {"coalescing_gpu_test"});
-}
-
-double derived(const report::Variant& v, const char* name) {
-  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
-  const auto& k = v.kernels.at(0);
-  auto it = k.derived.find(name);
-  EXPECT_NE(it, k.derived.end()) << v.name << ": " << name << " not measured";
-  return it == k.derived.end() ? -1 : it->second;
-}
 
 TEST(CoalescingGpu, AllVariantsCorrectAtSmallSizesAndStrides) {
   GPULAB_REQUIRE_GPU();
@@ -35,7 +25,7 @@ TEST(CoalescingGpu, AllVariantsCorrectAtSmallSizesAndStrides) {
       s.repeat = 1;
       s.warmup = 0;
       s.metrics = "none";
-      const auto r = run_coalescing(s);
+      const auto r = test::run_lab("coalescing", s);
       ASSERT_EQ(r.variants.size(), 3u);
       for (const auto& v : r.variants) {
         EXPECT_EQ(v.check.status, report::CheckStatus::passed)
@@ -52,7 +42,7 @@ const report::Report& default_run() {
   static const report::Report r = [] {
     app::RunSettings s;
     s.repeat = 20;
-    return run_coalescing(s);
+    return test::run_lab("coalescing", s);
   }();
   return r;
 }

@@ -1,6 +1,6 @@
-// One Session for the whole GPU test binary, as the shell would keep one: the device, its
-// roofs and the profiler are set up once and reused by every test. Tests skip, with the
-// reason, when no GPU is usable.
+// Support for the GPU tests. One Session for the whole GPU test binary, as the shell would keep
+// one: the device, its roofs and the profiler are set up once and reused by every test. Tests
+// skip, with the reason, when no GPU is usable. And the few accessors every lab test needs.
 #pragma once
 
 #include <optional>
@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "app/lab_runner.hpp"
 #include "app/session.hpp"
+#include "labs/registry.hpp"
 #include "reports/errors.hpp"
 
 namespace gpulab::test {
@@ -36,5 +38,28 @@ inline const std::optional<std::string>& gpu_unavailable() {
     if (const auto& why = ::gpulab::test::gpu_unavailable())                \
       GTEST_SKIP() << "needs a GPU: " << *why;                              \
   } while (0)
+
+// Runs a lab on the shared session.
+inline report::Report run_lab(const std::string& lab, const app::RunSettings& settings) {
+  return app::run_lab(gpu_session(), labs::lab_or_throw(lab), settings, {"gpulab_gpu_tests", lab});
+}
+
+// A raw (`metrics`) or derived (`derived`) value of a variant's only kernel; a test failure,
+// and -1, when the variant has another number of kernels or the value was not measured.
+inline double kernel_value(const report::Variant& v, const char* name,
+                           std::map<std::string, double> report::Kernel::*values) {
+  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
+  if (v.kernels.empty()) return -1;
+  const auto& map = v.kernels.front().*values;
+  auto it = map.find(name);
+  EXPECT_NE(it, map.end()) << v.name << ": " << name << " not measured";
+  return it == map.end() ? -1 : it->second;
+}
+inline double derived(const report::Variant& v, const char* name) {
+  return kernel_value(v, name, &report::Kernel::derived);
+}
+inline double raw(const report::Variant& v, const char* name) {
+  return kernel_value(v, name, &report::Kernel::metrics);
+}
 
 }  // namespace gpulab::test

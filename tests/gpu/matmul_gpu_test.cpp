@@ -14,30 +14,10 @@
 namespace gpulab {
 namespace {
 
+using test::derived;
+using test::raw;
+
 namespace m = metrics::name;
-
-report::Report run_matmul(app::RunSettings settings) {
-  return app::run_lab(test::gpu_session(), labs::lab_or_throw("matmul"), settings,
-                      {"matmul_gpu_test"});
-}
-
-double derived(const report::Variant& v, const char* name) {
-  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
-  if (v.kernels.empty()) return -1;
-  const auto& k = v.kernels.at(0);
-  auto it = k.derived.find(name);
-  EXPECT_NE(it, k.derived.end()) << v.name << ": " << name << " not measured";
-  return it == k.derived.end() ? -1 : it->second;
-}
-
-double raw(const report::Variant& v, const char* name) {
-  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
-  if (v.kernels.empty()) return -1;
-  const auto& k = v.kernels.at(0);
-  auto it = k.metrics.find(name);
-  EXPECT_NE(it, k.metrics.end()) << v.name << ": " << name << " not measured";
-  return it == k.metrics.end() ? -1 : it->second;
-}
 
 // Every element is checked up to 512; above, a sample of ~70 rows x ~70 columns.
 std::uint64_t expected_checked(std::int64_t size) {
@@ -71,7 +51,7 @@ TEST(MatmulGpu, AllVariantsCorrectAtOddSize) {
   s.repeat = 2;
   s.warmup = 1;
   s.metrics = "none";
-  const auto r = run_matmul(s);
+  const auto r = test::run_lab("matmul", s);
   expect_all_correct(r);
   const auto* reg = r.find_variant("register-tiled");
   ASSERT_NE(reg, nullptr);
@@ -91,7 +71,7 @@ TEST(MatmulGpu, AllVariantsCorrectAtEdgeSizes) {
     s.repeat = 1;
     s.warmup = 0;
     s.metrics = "none";
-    const auto r = run_matmul(s);
+    const auto r = test::run_lab("matmul", s);
     SCOPED_TRACE(size);
     expect_all_correct(r);
     EXPECT_EQ(r.find_variant("register-tiled")->kernels.at(0).name,
@@ -105,7 +85,7 @@ const report::Report& default_run() {
   static const report::Report r = [] {
     app::RunSettings s;
     s.repeat = 20;
-    return run_matmul(s);
+    return test::run_lab("matmul", s);
   }();
   return r;
 }
@@ -193,7 +173,7 @@ TEST(MatmulGpu, L2BytesFallWithTiling) {
   s.repeat = 2;
   s.warmup = 1;
   s.metrics = "full";
-  const auto r = run_matmul(s);
+  const auto r = test::run_lab("matmul", s);
   if (!r.device.counters_available) GTEST_SKIP() << r.device.counters_unavailable_reason;
   ASSERT_EQ(r.variants.size(), 3u);
   for (const auto& v : r.variants) {

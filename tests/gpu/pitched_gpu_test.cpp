@@ -12,20 +12,10 @@
 namespace gpulab {
 namespace {
 
+using test::derived;
+using test::raw;
+
 namespace d = report::derived;
-
-report::Report run_pitched(app::RunSettings settings) {
-  return app::run_lab(test::gpu_session(), labs::lab_or_throw("pitched"), settings,
-                      {"pitched_gpu_test"});
-}
-
-double derived(const report::Variant& v, const char* name) {
-  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
-  const auto& k = v.kernels.at(0);
-  auto it = k.derived.find(name);
-  EXPECT_NE(it, k.derived.end()) << v.name << ": " << name << " not measured";
-  return it == k.derived.end() ? -1 : it->second;
-}
 
 TEST(PitchedGpu, BothLayoutsCorrectAtOddShapes) {
   GPULAB_REQUIRE_GPU();
@@ -37,7 +27,7 @@ TEST(PitchedGpu, BothLayoutsCorrectAtOddShapes) {
     s.repeat = 1;
     s.warmup = 0;
     s.metrics = "none";
-    const auto r = run_pitched(s);
+    const auto r = test::run_lab("pitched", s);
     ASSERT_EQ(r.variants.size(), 2u);
     for (const auto& v : r.variants) {
       EXPECT_EQ(v.check.status, report::CheckStatus::passed)
@@ -53,7 +43,7 @@ const report::Report& default_run() {
   static const report::Report r = [] {
     app::RunSettings s;
     s.repeat = 20;
-    return run_pitched(s);
+    return test::run_lab("pitched", s);
   }();
   return r;
 }

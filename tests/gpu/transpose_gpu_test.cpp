@@ -10,28 +10,11 @@
 namespace gpulab {
 namespace {
 
+using test::derived;
+using test::raw;
+
 namespace d = report::derived;
 namespace m = metrics::name;
-
-report::Report run_transpose(app::RunSettings settings) {
-  return app::run_lab(test::gpu_session(), labs::lab_or_throw("transpose"), settings,
-                      {"transpose_gpu_test"});
-}
-
-double derived(const report::Variant& v, const char* name) {
-  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
-  const auto& k = v.kernels.at(0);
-  auto it = k.derived.find(name);
-  EXPECT_NE(it, k.derived.end()) << v.name << ": " << name << " not measured";
-  return it == k.derived.end() ? -1 : it->second;
-}
-
-double raw(const report::Variant& v, const char* name) {
-  const auto& k = v.kernels.at(0);
-  auto it = k.metrics.find(name);
-  EXPECT_NE(it, k.metrics.end()) << v.name << ": " << name << " not measured";
-  return it == k.metrics.end() ? -1 : it->second;
-}
 
 TEST(TransposeGpu, AllVariantsCorrectAtOddNonSquareSize) {
   GPULAB_REQUIRE_GPU();
@@ -41,7 +24,7 @@ TEST(TransposeGpu, AllVariantsCorrectAtOddNonSquareSize) {
   s.repeat = 3;
   s.warmup = 1;
   s.metrics = "none";
-  const auto r = run_transpose(s);
+  const auto r = test::run_lab("transpose", s);
   ASSERT_EQ(r.variants.size(), 4u);
   for (const auto& v : r.variants) {
     EXPECT_EQ(v.check.status, report::CheckStatus::passed) << v.name << ": " << v.check.message;
@@ -59,7 +42,7 @@ TEST(TransposeGpu, AllVariantsCorrectAtTinySizes) {
     s.repeat = 1;
     s.warmup = 0;
     s.metrics = "none";
-    for (const auto& v : run_transpose(s).variants)
+    for (const auto& v : test::run_lab("transpose", s).variants)
       EXPECT_EQ(v.check.status, report::CheckStatus::passed)
           << rows << "x65 " << v.name << ": " << v.check.message;
   }
@@ -70,7 +53,7 @@ const report::Report& default_run() {
   static const report::Report r = [] {
     app::RunSettings s;
     s.repeat = 20;
-    return run_transpose(s);
+    return test::run_lab("transpose", s);
   }();
   return r;
 }
@@ -130,7 +113,7 @@ TEST(TransposeGpu, ProfilerIsReusableAcrossRuns) {
   s.variants = "naive,padded";
   s.repeat = 2;
   for (int i = 0; i < 2; ++i) {
-    const auto r = run_transpose(s);
+    const auto r = test::run_lab("transpose", s);
     if (!r.device.counters_available) GTEST_SKIP() << r.device.counters_unavailable_reason;
     ASSERT_EQ(r.variants.size(), 2u);
     for (const auto& v : r.variants) {
@@ -157,10 +140,10 @@ TEST(TransposeGpu, CacheControlDecidesDramBytesForL2ResidentData) {
   s.variants = "padded";
   s.repeat = 2;
   s.cache_control = "all";
-  const auto flushed = run_transpose(s);
+  const auto flushed = test::run_lab("transpose", s);
   if (!flushed.device.counters_available) GTEST_SKIP() << flushed.device.counters_unavailable_reason;
   s.cache_control = "none";
-  const auto warm = run_transpose(s);
+  const auto warm = test::run_lab("transpose", s);
   const auto& f = flushed.variants.at(0);
   const auto& w = warm.variants.at(0);
   EXPECT_EQ(f.counters.replay, "user");

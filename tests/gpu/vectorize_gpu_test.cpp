@@ -12,28 +12,11 @@
 namespace gpulab {
 namespace {
 
+using test::derived;
+using test::raw;
+
 namespace d = report::derived;
 namespace m = metrics::name;
-
-report::Report run_vectorize(app::RunSettings settings) {
-  return app::run_lab(test::gpu_session(), labs::lab_or_throw("vectorize"), settings,
-                      {"vectorize_gpu_test"});
-}
-
-double derived(const report::Variant& v, const char* name) {
-  EXPECT_EQ(v.kernels.size(), 1u) << v.name;
-  const auto& k = v.kernels.at(0);
-  auto it = k.derived.find(name);
-  EXPECT_NE(it, k.derived.end()) << v.name << ": " << name << " not measured";
-  return it == k.derived.end() ? -1 : it->second;
-}
-
-double raw(const report::Variant& v, const char* name) {
-  const auto& k = v.kernels.at(0);
-  auto it = k.metrics.find(name);
-  EXPECT_NE(it, k.metrics.end()) << v.name << ": " << name << " not measured";
-  return it == k.metrics.end() ? -1 : it->second;
-}
 
 // Sizes with every remainder mod 4 (the scalar tail), and buffers offset by 0-3 floats (1-3 send
 // the float4 kernels down their scalar fallback).
@@ -47,7 +30,7 @@ TEST(VectorizeGpu, AllVariantsCorrectWithTailsAndMisalignedBuffers) {
       s.repeat = 1;
       s.warmup = 0;
       s.metrics = "none";
-      const auto r = run_vectorize(s);
+      const auto r = test::run_lab("vectorize", s);
       ASSERT_EQ(r.variants.size(), 3u);
       for (const auto& v : r.variants) {
         EXPECT_EQ(v.check.status, report::CheckStatus::passed)
@@ -64,7 +47,7 @@ const report::Report& default_run() {
   static const report::Report r = [] {
     app::RunSettings s;
     s.repeat = 20;
-    return run_vectorize(s);
+    return test::run_lab("vectorize", s);
   }();
   return r;
 }
@@ -106,7 +89,7 @@ TEST(VectorizeGpu, Float4DividesMemoryInstructionsByFour) {
   s.size = (1 << 24) + 3;
   s.repeat = 2;
   s.metrics = "full";
-  const auto r = run_vectorize(s);
+  const auto r = test::run_lab("vectorize", s);
   if (!r.device.counters_available) GTEST_SKIP() << r.device.counters_unavailable_reason;
   const auto& scalar = *r.find_variant("scalar");
   for (const char* name : {"float4", "float4-grid-stride"}) {
@@ -125,7 +108,7 @@ TEST(VectorizeGpu, MisalignedBuffersFallBackToScalarAccesses) {
   s.size = 1 << 24;
   s.params = {{"misalign", 1}};
   s.repeat = 2;
-  const auto r = run_vectorize(s);
+  const auto r = test::run_lab("vectorize", s);
   for (const auto& v : r.variants)
     EXPECT_EQ(v.check.status, report::CheckStatus::passed) << v.name << ": " << v.check.message;
   if (!r.device.counters_available) GTEST_SKIP() << r.device.counters_unavailable_reason;
