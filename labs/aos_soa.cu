@@ -131,9 +131,7 @@ const std::vector<AosSoaVariant>& variant_table() {
 }
 
 const AosSoaVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'aos-soa' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "aos-soa");
 }
 
 class AosSoaRun final : public LabRun {

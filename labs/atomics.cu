@@ -193,9 +193,7 @@ const std::vector<AtomicsVariant>& variant_table() {
 }
 
 const AtomicsVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'atomics' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "atomics");
 }
 
 class AtomicsRun final : public LabRun {

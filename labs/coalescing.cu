@@ -115,9 +115,7 @@ const std::vector<CoalescingVariant>& variant_table() {
 }
 
 const CoalescingVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'coalescing' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "coalescing");
 }
 
 // Input elements: the strided read reaches x[(n-1)*stride], the shifted one x[n].

@@ -133,9 +133,7 @@ const std::vector<ConstantVariant>& variant_table() {
 }
 
 const ConstantVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'constant-memory' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "constant-memory");
 }
 
 class ConstantMemoryRun final : public LabRun {

@@ -15,6 +15,10 @@ const VariantSpec* LabSpec::find_variant(const std::string& variant) const {
   return it == variants.end() ? nullptr : &*it;
 }
 
+void throw_unknown_variant(const char* lab, const std::string& name) {
+  throw UsageError(fmt::format("lab '{}' has no variant '{}'", lab, name));
+}
+
 ParamValues resolve_params(const LabSpec& spec, std::optional<std::int64_t> size,
                            const std::map<std::string, std::int64_t>& overrides) {
   ParamValues values;

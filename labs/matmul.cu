@@ -411,9 +411,7 @@ const std::vector<MatmulVariant>& variant_table() {
 }
 
 const MatmulVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'matmul' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "matmul");
 }
 
 // ---- correctness ---------------------------------------------------------------------------------

@@ -106,9 +106,7 @@ const std::vector<PitchedVariant>& variant_table() {
 }
 
 const PitchedVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'pitched' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "pitched");
 }
 
 class PitchedRun final : public LabRun {

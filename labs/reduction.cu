@@ -228,9 +228,7 @@ const std::vector<ReductionVariant>& variant_table() {
 }
 
 const ReductionVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'reduction' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "reduction");
 }
 
 class ReductionRun final : public LabRun {

@@ -131,9 +131,7 @@ const std::vector<TransposeVariant>& variant_table() {
 }
 
 const TransposeVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'transpose' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "transpose");
 }
 
 // Cache-blocked CPU transpose: the reference every variant must match exactly.

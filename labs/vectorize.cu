@@ -123,9 +123,7 @@ const std::vector<VectorizeVariant>& variant_table() {
 }
 
 const VectorizeVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'vectorize' has no variant '{}'", name));
+  return find_variant_entry(variant_table(), name, "vectorize");
 }
 
 // The buffers are allocated `misalign` floats longer and used from that offset, so that a
