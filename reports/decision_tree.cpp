@@ -463,6 +463,19 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
                                       [](const Finding& f) { return f.score <= kStandingScore + 0.05; }),
                        out.findings.end());
   }
+  // Waiting on memory is the symptom, too few warps its cause, when the launch itself caps the
+  // warps (theoretical occupancy at or below the threshold): low occupancy then ranks first.
+  const auto at = [&](const char* id) {
+    return std::find_if(out.findings.begin(), out.findings.end(),
+                        [&](const Finding& f) { return f.id == id; });
+  };
+  const auto& attributes = context.kernel->attributes;
+  if (attributes.block_threads > 0 &&
+      attributes.theoretical_occupancy <= thresholds["occupancy.achieved"]) {
+    auto low = at("low-occupancy"), latency = at("latency-bound");
+    if (low != out.findings.end() && latency != out.findings.end() && latency < low)
+      std::rotate(latency, low, low + 1);
+  }
   // The verdict follows the principal finding where that finding names the limit.
   if (!out.findings.empty()) {
     const std::string& principal = out.findings.front().id;

@@ -242,6 +242,18 @@ TEST(DecisionTree, OccupancyTailLaunchDivergenceAtomics) {
   EXPECT_EQ(atom.run().findings.at(0).id, "atomic-contention");
 }
 
+TEST(DecisionTree, LowTheoreticalOccupancyIsTheCauseOfWaiting) {
+  Case c;
+  c.kernel.metrics[m::warps_active_pct] = 45;
+  c.kernel.metrics[m::stall_long_scoreboard] = 18;  // 90% of 20: latency scores higher...
+  c.kernel.attributes.theoretical_occupancy = 1.0;
+  EXPECT_EQ(c.run().findings.at(0).id, "latency-bound");
+  c.kernel.attributes.theoretical_occupancy = 0.5;  // ...unless the launch caps the warps
+  const auto d = c.run();
+  EXPECT_EQ(d.findings.at(0).id, "low-occupancy");
+  EXPECT_EQ(d.findings.at(1).id, "latency-bound");
+}
+
 TEST(DecisionTree, ComputeBound) {
   Case c;
   c.kernel.metrics[m::sm_pct] = 85;
