@@ -78,7 +78,18 @@ Outcome coalescing(const Probe& p) {
                              evidence(d::gst_overfetch, p.metric(d::gst_overfetch)),
                              against(p, d::global_overfetch, all, ">=", t)};
     if (*all < p.threshold(t)) return no(ev);
-    return yes(1.0 - 1.0 / *all, ev);  // share of moved bytes nobody asked for
+    // Share of moved bytes nobody asked for, scaled by how much of the kernel's traffic the
+    // instrumented directions cover: a kernel that loads with cp.async or TMA (no LDG to count)
+    // and stores one word per row has a high store over-fetch on almost no bytes.
+    double covered = 0, total = 0;
+    for (const auto& [sectors, bytes] : {std::pair{m::gld_sectors, m::gld_bytes_requested},
+                                         std::pair{m::gst_sectors, m::gst_bytes_requested}}) {
+      const double moved = 32.0 * p.metric(sectors).value_or(0);
+      total += moved;
+      if (p.metric(bytes).value_or(0) > 0) covered += moved;
+    }
+    total = std::max(total, p.metric(d::dram_bytes).value_or(0));
+    return yes((1.0 - 1.0 / *all) * (total > 0 ? covered / total : 1.0), ev);
   }
   const auto ld_spr = p.metric(d::gld_sectors_per_request);
   const auto st_spr = p.metric(d::gst_sectors_per_request);
@@ -463,19 +474,15 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
                                       [](const Finding& f) { return f.score <= kStandingScore + 0.05; }),
                        out.findings.end());
   }
-  // Waiting on memory is the symptom, too few warps its cause, when the launch itself caps the
-  // warps (theoretical occupancy at or below the threshold): low occupancy then ranks first.
+  // Waiting on memory is the symptom and too few resident warps its cause: when both were found,
+  // low occupancy ranks first (more warps is the change that hides the wait).
   const auto at = [&](const char* id) {
     return std::find_if(out.findings.begin(), out.findings.end(),
                         [&](const Finding& f) { return f.id == id; });
   };
-  const auto& attributes = context.kernel->attributes;
-  if (attributes.block_threads > 0 &&
-      attributes.theoretical_occupancy <= thresholds["occupancy.achieved"]) {
-    auto low = at("low-occupancy"), latency = at("latency-bound");
-    if (low != out.findings.end() && latency != out.findings.end() && latency < low)
-      std::rotate(latency, low, low + 1);
-  }
+  auto low = at("low-occupancy"), latency = at("latency-bound");
+  if (low != out.findings.end() && latency != out.findings.end() && latency < low)
+    std::rotate(latency, low, low + 1);
   // The verdict follows the principal finding where that finding names the limit.
   if (!out.findings.empty()) {
     const std::string& principal = out.findings.front().id;

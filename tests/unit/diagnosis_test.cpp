@@ -140,6 +140,19 @@ TEST(DecisionTree, Coalescing) {
   EXPECT_FALSE(has(c.run(), "uncoalesced-global"));
 }
 
+TEST(DecisionTree, OverfetchOnAFewBytesIsNegligible) {
+  Case c;  // loads through cp.async (no LDG bytes), one 4-byte store per 1,000 elements
+  c.kernel.metrics[m::gld_bytes_requested] = 0;
+  c.kernel.metrics[m::gst_sectors] = 1e3;
+  c.kernel.metrics[m::gst_bytes_requested] = 4e3;  // 8x over-fetch, on 32 kB of 2 GB
+  const auto d = c.run();
+  EXPECT_FALSE(has(d, "uncoalesced-global"));
+  const auto step = std::find_if(d.path.begin(), d.path.end(),
+                                 [](const PathStep& s) { return s.node == "coalescing"; });
+  ASSERT_NE(step, d.path.end());
+  EXPECT_EQ(step->answer, "yes, negligible");
+}
+
 TEST(DecisionTree, OverfetchSeesThroughWideAccesses) {
   Case c;
   c.kernel.metrics[m::gld_sectors] = 16e6;  // 16 sectors per request...
@@ -151,10 +164,11 @@ TEST(DecisionTree, OverfetchSeesThroughWideAccesses) {
 }
 
 TEST(DecisionTree, OverfetchExplainsDramReadsBeforeRedundancyDoes) {
-  Case c;
-  c.kernel.metrics[m::gld_sectors] = 32e6;  // 8x over-fetch on loads
-  c.kernel.metrics[m::gld_bytes_requested] = 128e6;
-  c.kernel.metrics[m::gst_bytes_requested] = 128e6;
+  Case c;  // the model: 1 GB read, 1 GB written
+  c.kernel.metrics[m::gld_sectors] = 250e6;  // 8 GB of sectors for 1 GB asked: 8x over-fetch
+  c.kernel.metrics[m::gld_bytes_requested] = 1e9;
+  c.kernel.metrics[m::gst_sectors] = 31.25e6;
+  c.kernel.metrics[m::gst_bytes_requested] = 1e9;
   c.kernel.metrics[m::dram_read] = 8e9;  // 8x the model: all of it over-fetch
   auto d = c.run();
   EXPECT_EQ(d.findings.at(0).id, "uncoalesced-global");
@@ -242,15 +256,13 @@ TEST(DecisionTree, OccupancyTailLaunchDivergenceAtomics) {
   EXPECT_EQ(atom.run().findings.at(0).id, "atomic-contention");
 }
 
-TEST(DecisionTree, LowTheoreticalOccupancyIsTheCauseOfWaiting) {
+TEST(DecisionTree, LowOccupancyIsTheCauseOfWaiting) {
   Case c;
-  c.kernel.metrics[m::warps_active_pct] = 45;
-  c.kernel.metrics[m::stall_long_scoreboard] = 18;  // 90% of 20: latency scores higher...
-  c.kernel.attributes.theoretical_occupancy = 1.0;
-  EXPECT_EQ(c.run().findings.at(0).id, "latency-bound");
-  c.kernel.attributes.theoretical_occupancy = 0.5;  // ...unless the launch caps the warps
+  c.kernel.metrics[m::stall_long_scoreboard] = 18;  // 90% of 20: latency-bound
+  EXPECT_EQ(c.run().findings.at(0).id, "latency-bound") << "occupancy 90%: more ILP, not warps";
+  c.kernel.metrics[m::warps_active_pct] = 45;  // latency scores 0.94, low occupancy 0.73...
   const auto d = c.run();
-  EXPECT_EQ(d.findings.at(0).id, "low-occupancy");
+  EXPECT_EQ(d.findings.at(0).id, "low-occupancy") << "...but too few warps is the cause";
   EXPECT_EQ(d.findings.at(1).id, "latency-bound");
 }
 
