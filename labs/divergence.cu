@@ -19,8 +19,6 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,6 +28,7 @@
 #include "labs/device_buffer.hpp"
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
+#include "labs/parallel_for.hpp"
 #include "labs/registry.hpp"
 
 namespace gpulab::labs {
@@ -147,25 +146,6 @@ const std::vector<DivergenceVariant>& variant_table() {
 
 const DivergenceVariant& variant_or_throw(const std::string& name) {
   return find_variant_entry(variant_table(), name, "divergence");
-}
-
-// Runs body(begin, end) over [0, n) in contiguous chunks on the machine's cores: the reference
-// is ~4 G fmaf calls at the default size. Each element is computed on its own, so the result
-// does not depend on the chunking.
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
-  const std::size_t workers =
-      std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), 64);
-  const std::size_t chunk = std::max<std::size_t>((n + workers - 1) / workers, 4096);
-  std::vector<std::thread> pool;
-  for (std::size_t begin = 0; begin < n; begin += chunk) {
-    const std::size_t end = std::min(n, begin + chunk);
-    try {
-      pool.emplace_back(body, begin, end);
-    } catch (const std::system_error&) {
-      body(begin, end);  // no thread to be had: do this chunk here
-    }
-  }
-  for (auto& t : pool) t.join();
 }
 
 class DivergenceRun final : public LabRun {
