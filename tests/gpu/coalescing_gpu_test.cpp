@@ -19,20 +19,10 @@ TEST(CoalescingGpu, AllVariantsCorrectAtSmallSizesAndStrides) {
   GPULAB_REQUIRE_GPU();
   for (int n : {1, 1000, 1025, 4099}) {
     for (int stride : {1, 7, 32}) {
-      app::RunSettings s;
-      s.size = n;
-      s.params = {{"stride", stride}};
-      s.repeat = 1;
-      s.warmup = 0;
-      s.metrics = "none";
-      const auto r = test::run_lab("coalescing", s);
+      const auto r = test::run_lab("coalescing", test::check_only(n, {{"stride", stride}}));
       ASSERT_EQ(r.variants.size(), 3u);
-      for (const auto& v : r.variants) {
-        EXPECT_EQ(v.check.status, report::CheckStatus::passed)
-            << "n=" << n << " stride=" << stride << " " << v.name << ": " << v.check.message;
-        EXPECT_EQ(v.check.elements, static_cast<std::uint64_t>(n));
-        EXPECT_EQ(v.check.max_abs_error, 0.0) << v.name;
-      }
+      test::expect_exact(r, static_cast<std::uint64_t>(n),
+                         "n=" + std::to_string(n) + " stride=" + std::to_string(stride));
     }
   }
 }

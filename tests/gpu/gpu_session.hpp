@@ -3,6 +3,8 @@
 // skip, with the reason, when no GPU is usable. And the few accessors every lab test needs.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -42,6 +44,28 @@ inline const std::optional<std::string>& gpu_unavailable() {
 // Runs a lab on the shared session.
 inline report::Report run_lab(const std::string& lab, const app::RunSettings& settings) {
   return app::run_lab(gpu_session(), labs::lab_or_throw(lab), settings, {"gpulab_gpu_tests", lab});
+}
+
+// Settings for a correctness-only run: one launch, no warm-up, no counters.
+inline app::RunSettings check_only(std::int64_t size,
+                                   std::map<std::string, std::int64_t> params = {}) {
+  app::RunSettings s;
+  s.size = size;
+  s.params = std::move(params);
+  s.repeat = 1;
+  s.warmup = 0;
+  s.metrics = "none";
+  return s;
+}
+
+// Every variant of `r` passed its check, over `elements` elements, with no error at all.
+inline void expect_exact(const report::Report& r, std::uint64_t elements, const std::string& context) {
+  for (const auto& v : r.variants) {
+    EXPECT_EQ(v.check.status, report::CheckStatus::passed)
+        << context << " " << v.name << ": " << v.check.message;
+    EXPECT_EQ(v.check.elements, elements) << context << " " << v.name;
+    EXPECT_EQ(v.check.max_abs_error, 0.0) << context << " " << v.name;
+  }
 }
 
 // A raw (`metrics`) or derived (`derived`) value of a variant's only kernel; a test failure,

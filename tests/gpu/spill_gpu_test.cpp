@@ -20,19 +20,9 @@ namespace m = metrics::name;
 TEST(SpillGpu, AllVariantsCorrectAtSmallOddSizes) {
   GPULAB_REQUIRE_GPU();
   for (int n : {1, 33, 999, 4099}) {
-    app::RunSettings s;
-    s.size = n;
-    s.repeat = 1;
-    s.warmup = 0;
-    s.metrics = "none";
-    const auto r = test::run_lab("spill", s);
+    const auto r = test::run_lab("spill", test::check_only(n));
     ASSERT_EQ(r.variants.size(), 4u);
-    for (const auto& v : r.variants) {
-      EXPECT_EQ(v.check.status, report::CheckStatus::passed)
-          << "n=" << n << " " << v.name << ": " << v.check.message;
-      EXPECT_EQ(v.check.elements, static_cast<std::uint64_t>(n));
-      EXPECT_EQ(v.check.max_abs_error, 0.0) << v.name;
-    }
+    test::expect_exact(r, static_cast<std::uint64_t>(n), "n=" + std::to_string(n));
   }
 }
 
