@@ -79,10 +79,7 @@ int run_compare(const CompareOptions& options, Io& io) {
   for (const auto& file : options.files) {
     auto& r = reports.emplace_back(report::load_report(file));
     // Findings resolved and introduced need a diagnosis: make one when the report has none.
-    bool diagnosed = false;
-    for (const auto& v : r.variants)
-      for (const auto& k : v.kernels) diagnosed = diagnosed || k.diagnosis.has_value();
-    if (!diagnosed) diagnose_into(r, report::Thresholds());
+    if (!report::has_diagnosis(r)) diagnose_into(r, report::Thresholds());
   }
 
   std::vector<report::Comparison> comparisons;

@@ -49,6 +49,9 @@ nlohmann::json labs_json() {
                    {"summary", s.summary},
                    {"teaching_point", s.teaching_point},
                    {"params", params},
+                   {"traced", s.traced},
+                   {"default_warmup", s.default_warmup},
+                   {"default_repeat", s.default_repeat},
                    {"variants", variants}});
   }
   return out;
@@ -64,6 +67,10 @@ std::string labs_text() {
       params += fmt::format("{}{}={} [{}..{}]", params.empty() ? "" : ", ", p.name,
                             p.default_value, p.min, p.max);
     if (!params.empty()) out += "  params: " + params + "\n";
+    if (s.traced)
+      out += fmt::format("  traced: timed {} times after {} warm-up launches, then one launch "
+                         "recorded by the activity tracer\n",
+                         s.default_repeat, s.default_warmup);
     TextTable table({"  variant", "role", "description"}, 3);
     for (const auto& v : s.variants)
       table.add_row({"  " + v.name, report::to_string(v.role), v.description});

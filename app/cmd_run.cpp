@@ -47,17 +47,17 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
   cmd->add_option("--size,-s", s.size, "Problem size (sets the lab's size parameters)");
   cmd->add_option("--param,-p", options.params, "Lab parameter NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--repeat,-r", s.repeat, "Timed launches per variant")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  cmd->add_option("--warmup", s.warmup, "Untimed launches before timing")
-      ->check(CLI::Range(0, 10000))
-      ->capture_default_str();
+  cmd->add_option("--repeat,-r", s.repeat, "Timed launches per variant (default: 20, or the "
+                  "lab's own: gpulab list)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--warmup", s.warmup, "Untimed launches before timing (default: 5, or the "
+                  "lab's own)")
+      ->check(CLI::Range(0, 10000));
   cmd->add_flag("--cold", s.cold, "Flush L2 before every timed launch");
-  s.metrics.clear();  // decided in execute_lab: basic, or full when diagnosing
+  s.metrics.clear();  // decided in execute_lab and run_lab
   cmd->add_option("--metrics,-m", s.metrics,
                   "Counters: basic, stalls, full, none, or a comma-separated list of metric "
-                  "names (default: basic; full when diagnosing)");
+                  "names (default: basic; full when diagnosing; none for traced labs)");
   cmd->add_option("--cache-control", s.cache_control,
                   "Counters: all = flush L2 before every replay pass (as ncu does), none = "
                   "leave caches warm and replay per kernel")
@@ -95,12 +95,11 @@ void diagnose_into(report::Report& report, const report::Thresholds& thresholds)
   report::diagnose_report(report, thresholds);
   // Point only at labs this build has.
   for (auto& v : report.variants)
-    for (auto& k : v.kernels)
-      if (k.diagnosis)
-        for (auto& f : k.diagnosis->findings)
-          f.labs.erase(std::remove_if(f.labs.begin(), f.labs.end(),
-                                      [](const std::string& l) { return !labs::find_lab(l); }),
-                       f.labs.end());
+    for (auto* d : report::diagnoses_of(v))
+      for (auto& f : d->findings)
+        f.labs.erase(std::remove_if(f.labs.begin(), f.labs.end(),
+                                    [](const std::string& l) { return !labs::find_lab(l); }),
+                     f.labs.end());
 }
 
 report::Report execute_lab(RunOptions& options, Session& session, Io& io,
@@ -112,8 +111,10 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
     options.settings.params[name] = value;
   }
   const auto thresholds = parse_thresholds(options.thresholds);
-  // The diagnosis reads stalls, atomics and the instrumented byte counts of the full set.
-  if (options.settings.metrics.empty()) options.settings.metrics = options.diagnose ? "full" : "basic";
+  // The diagnosis reads stalls, atomics and the instrumented byte counts of the full set; a
+  // traced lab is diagnosed from its trace and collects counters only when asked.
+  if (options.settings.metrics.empty() && options.diagnose && !lab.spec().traced)
+    options.settings.metrics = "full";
   if (!options.json_path.empty()) check_writable(options.json_path);
   options.settings.progress = io.progress;
 
@@ -141,10 +142,7 @@ void print_report(const report::Report& report, const std::string& format, Io& i
   } else {
     const auto style = text_style(format, io);
     io.out << report::render_text(report, style);
-    bool diagnosed = false;
-    for (const auto& v : report.variants)
-      for (const auto& k : v.kernels) diagnosed = diagnosed || k.diagnosis.has_value();
-    if (diagnosed) io.out << "\n" << report::render_diagnosis(report, "", "", style);
+    if (report::has_diagnosis(report)) io.out << "\n" << report::render_diagnosis(report, "", "", style);
   }
   // Structured output keeps stdout clean: warnings (also inside the report) go to stderr.
   if (format == "json" || format == "csv")

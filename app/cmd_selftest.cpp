@@ -20,7 +20,7 @@ std::string judge(const labs::VariantSpec& spec, const report::Variant& v,
                   const std::string& baseline_finding, const std::string& principal) {
   if (v.status == report::VariantStatus::skipped) return "skipped";
   if (v.check.status == report::CheckStatus::failed) return "FAIL (check)";
-  if (!v.kernels.empty() && !v.kernels.front().diagnosis) return "FAIL (no counters)";
+  if (!report::has_diagnosis(v)) return "FAIL (no counters)";
   if (!spec.expected_finding.empty() && principal != spec.expected_finding) return "FAIL";
   if (spec.role != report::Role::baseline && !baseline_finding.empty() &&
       baseline_finding != spec.expected_finding && report::carries_finding(v, baseline_finding))
@@ -60,7 +60,7 @@ int run_selftest(const SelftestOptions& options, Session& session, Io& io) {
   for (const auto* lab : selected) {
     const auto& spec = lab->spec();
     RunSettings settings;
-    settings.metrics = "full";
+    if (!spec.traced) settings.metrics = "full";  // traced labs are diagnosed from their trace
     settings.repeat = options.repeat;
     settings.progress = io.progress;
     auto r = run_lab(session, *lab, settings, {"gpulab", "selftest"});

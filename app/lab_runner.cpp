@@ -8,11 +8,13 @@
 #include <fmt/format.h>
 
 #include "app/version.hpp"
+#include "cupti/activity_tracer.hpp"
 #include "cupti/metric_catalogue.hpp"
 #include "cupti/range_profiler.hpp"
 #include "labs/device_buffer.hpp"
 #include "labs/harness.hpp"
 #include "reports/derived.hpp"
+#include "reports/timeline.hpp"
 
 namespace gpulab::app {
 namespace {
@@ -37,8 +39,15 @@ void pass_progress(const RunSettings& s, const std::string& what, int pass, int 
   if (pass == passes) std::cerr << "\n";
 }
 
-void check_and_time(labs::LabRun& run, report::Variant& out, const RunSettings& settings,
+// Launch counts after the lab's defaults are applied.
+struct Repetitions {
+  int warmup;
+  int repeat;
+};
+
+void check_and_time(labs::LabRun& run, report::Variant& out, Repetitions reps,
                     const report::Report& r, cudaStream_t stream, labs::L2Flusher* flusher) {
+  run.prepare(out.name);
   run.poison_outputs(stream);
   run.launch(out.name, stream);
   GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -46,7 +55,8 @@ void check_and_time(labs::LabRun& run, report::Variant& out, const RunSettings& 
   if (out.check.status == report::CheckStatus::failed) out.status = report::VariantStatus::failed;
 
   out.timing = labs::time_launches([&](cudaStream_t s) { run.launch(out.name, s); }, stream,
-                                   settings.warmup, settings.repeat, flusher);
+                                   reps.warmup, reps.repeat, flusher,
+                                   [&] { run.prepare(out.name); });
   const auto& work = r.work_of(out);
   if (work.bytes() > 0 && out.timing.median > 0) {
     out.effective_bandwidth = work.bytes() / out.timing.median;
@@ -172,6 +182,28 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
   }
 }
 
+// One more launch of every measured variant, recorded by the activity tracer: a pass of its
+// own, after timing and before counters.
+void trace_variants(Session& session, labs::LabRun& run, report::Report& r,
+                    const RunSettings& settings, cudaStream_t stream) {
+  std::string why_not;
+  cupti::ActivityTracer* tracer = session.tracer(why_not);
+  if (!tracer) {
+    r.warnings.push_back(why_not + "; the variants are reported without a timeline");
+    return;
+  }
+  for (auto& v : r.variants) {
+    if (v.status == report::VariantStatus::skipped) continue;
+    progress(settings, fmt::format("{}/{}: activity trace", r.lab.name, v.name));
+    run.prepare(v.name);
+    GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+    v.timeline = tracer->trace([&] {
+      run.launch(v.name, stream);
+      GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+    });
+  }
+}
+
 }  // namespace
 
 report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings& settings,
@@ -179,7 +211,11 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   const auto& spec = lab.spec();
   const auto variants = labs::select_variants(spec, settings.variants);
   const auto params = labs::resolve_params(spec, settings.size, settings.params);
-  const auto metric_names = metrics::resolve(settings.metrics);
+  RunSettings resolved = settings;
+  if (resolved.metrics.empty()) resolved.metrics = spec.traced ? "none" : "basic";
+  const auto metric_names = metrics::resolve(resolved.metrics);
+  const Repetitions reps{settings.warmup.value_or(spec.default_warmup),
+                         settings.repeat.value_or(spec.default_repeat)};
 
   report::Report r;
   r.tool.version = kVersion;
@@ -197,7 +233,10 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
   r.work = run->work();
 
-  labs::CudaStream stream;
+  // A traced lab's variants use streams of their own; the legacy default stream synchronizes
+  // with all of them, so events recorded on it bracket the whole variant.
+  labs::CudaStream own_stream;
+  const cudaStream_t stream = spec.traced ? cudaStreamLegacy : own_stream.get();
   labs::L2Flusher flusher(r.device.l2_bytes);
 
   for (const auto* vs : variants) {
@@ -220,12 +259,14 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
       k.attributes = labs::static_attributes(launch, r.device.max_warps_per_sm);
     }
     progress(settings, fmt::format("{}/{}: check and time", spec.name, vs->name));
-    check_and_time(*run, out, settings, r, stream.get(), settings.cold ? &flusher : nullptr);
+    check_and_time(*run, out, reps, r, stream, settings.cold ? &flusher : nullptr);
   }
   set_speedups(r);
+  if (spec.traced) trace_variants(session, *run, r, settings, stream);
   if (!metric_names.empty())
-    collect_counters(session, *run, r, metric_names, settings, stream.get(), flusher);
+    collect_counters(session, *run, r, metric_names, resolved, stream, flusher);
   report::derive_all(r);
+  report::summarize_timelines(r);
   return r;
 }
 

@@ -17,10 +17,10 @@ struct RunSettings {
   std::string variants = "all";
   std::optional<std::int64_t> size;
   std::map<std::string, std::int64_t> params;
-  int warmup = 5;
-  int repeat = 20;
+  std::optional<int> warmup;  // unset: the lab's default (LabSpec::default_warmup)
+  std::optional<int> repeat;  // unset: the lab's default (LabSpec::default_repeat)
   bool cold = false;
-  std::string metrics = "basic";  // "" on the command line: basic, or full when diagnosing
+  std::string metrics;  // unset: basic, or none for traced labs (`run --diagnose`: full)
   std::string cache_control = "all";  // "all": flush L2 before every replay pass; "none": don't
   std::uint64_t seed = 20261130;
   bool progress = false;  // one line per step on stderr
@@ -29,7 +29,8 @@ struct RunSettings {
 // Validates the settings against the lab first (UsageError before any GPU work), then:
 //  1. per variant: poison outputs, launch once, check against the CPU reference;
 //  2. per variant: time with CUDA events (warm-up, then `repeat` timed launches);
-//  3. counters for every variant, after all timing is done (counters perturb timing, and
+//  3. traced labs: per variant, one more launch recorded by the activity tracer;
+//  4. counters for every variant, after all timing is done (counters perturb timing, and
 //     timing must not perturb counters): see collect_counters in lab_runner.cpp for the
 //     replay mode each variant gets.
 report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings& settings,

@@ -1,6 +1,7 @@
 #include "app/session.hpp"
 
 #include "app/device.hpp"
+#include "cupti/activity_tracer.hpp"
 #include "cupti/metric_catalogue.hpp"
 #include "cupti/range_profiler.hpp"
 
@@ -43,6 +44,19 @@ cupti::RangeProfiler* Session::profiler(const std::vector<std::string>& metrics,
     why_not = e.what();
     return nullptr;
   }
+}
+
+cupti::ActivityTracer* Session::tracer(std::string& why_not) {
+  device();
+  if (!tracer_ && !tracing_unavailable_) {
+    try {
+      tracer_ = std::make_unique<cupti::ActivityTracer>();
+    } catch (const ApiError& e) {
+      tracing_unavailable_ = std::string("activity tracing is unavailable: ") + e.what();
+    }
+  }
+  if (tracing_unavailable_) why_not = *tracing_unavailable_;
+  return tracer_.get();
 }
 
 void Session::note_error(const Error& error) {

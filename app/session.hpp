@@ -15,6 +15,7 @@
 #include "reports/report.hpp"
 
 namespace gpulab::cupti {
+class ActivityTracer;
 class RangeProfiler;
 }
 
@@ -35,6 +36,10 @@ class Session {
   // cannot be read it returns nullptr and `why_not` holds the cause and the remedy; the device
   // info records that too.
   cupti::RangeProfiler* profiler(const std::vector<std::string>& metrics, std::string& why_not);
+
+  // The activity tracer, set up on first request and kept. When tracing cannot be set up it
+  // returns nullptr and `why_not` says why (later requests give the same answer).
+  cupti::ActivityTracer* tracer(std::string& why_not);
 
   // Probes whether counters can be read at all (for `info`).
   void probe_counters();
@@ -58,6 +63,8 @@ class Session {
   std::optional<report::DeviceInfo> device_;
   std::vector<std::string> profiler_metrics_;
   std::unique_ptr<cupti::RangeProfiler> profiler_;
+  std::unique_ptr<cupti::ActivityTracer> tracer_;
+  std::optional<std::string> tracing_unavailable_;
   std::optional<std::string> counters_unavailable_;  // set once counters were found missing
   std::map<std::string, bool> metric_supported_;  // cache of unsupported_metrics
   std::optional<report::Report> last_report_;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/line_reader.hpp"
+#include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
@@ -189,10 +190,7 @@ class Shell {
   void last() {
     const auto& r = last_report();
     io_.out << report::render_text(r);
-    bool diagnosed = false;
-    for (const auto& v : r.variants)
-      for (const auto& k : v.kernels) diagnosed = diagnosed || k.diagnosis.has_value();
-    if (diagnosed) io_.out << "\n" << report::render_diagnosis(r);
+    if (report::has_diagnosis(r)) io_.out << "\n" << report::render_diagnosis(r);
   }
 
   void save(const std::vector<std::string>& words) {

@@ -41,4 +41,30 @@ report::Check compare(const float* got, const float* ref, std::size_t n, Toleran
   return check;
 }
 
+report::Check compare_exact(const std::uint32_t* got, const std::uint32_t* ref, std::size_t n) {
+  report::Check check;
+  check.elements = n;
+
+  double max_ref = 0;
+  std::size_t first_bad = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    max_ref = std::max(max_ref, static_cast<double>(ref[i]));
+    if (got[i] == ref[i]) continue;
+    ++check.mismatches;
+    if (first_bad == n) first_bad = i;
+    const double err = std::fabs(static_cast<double>(got[i]) - static_cast<double>(ref[i]));
+    check.max_abs_error = std::max(check.max_abs_error, err);
+  }
+  check.max_rel_error = max_ref > 0 ? check.max_abs_error / max_ref : check.max_abs_error;
+  if (check.mismatches == 0) {
+    check.status = report::CheckStatus::passed;
+  } else {
+    check.status = report::CheckStatus::failed;
+    check.message =
+        fmt::format("{} of {} elements differ; first at index {}: got {:#010x}, expected {:#010x}",
+                    check.mismatches, n, first_bad, got[first_bad], ref[first_bad]);
+  }
+  return check;
+}
+
 }  // namespace gpulab::labs

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "reports/report.hpp"
 
@@ -17,5 +18,10 @@ struct Tolerance {
 // NaN in `got` (an unwritten, poisoned element) always fails. The message names the first
 // mismatch by index.
 report::Check compare(const float* got, const float* ref, std::size_t n, Tolerance tol);
+
+// Integer results (hashes, generators) must match bit for bit: the tolerance is zero and the
+// error of an element is |got - ref| as a number. The message names the first mismatch by
+// index, in hexadecimal.
+report::Check compare_exact(const std::uint32_t* got, const std::uint32_t* ref, std::size_t n);
 
 }  // namespace gpulab::labs

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "labs/ptxas_table.hpp"
 #include "reports/errors.hpp"
 #include "reports/statistics.hpp"
 
@@ -45,12 +46,21 @@ void L2Flusher::flush(cudaStream_t stream) {
 
 report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launch,
                                   cudaStream_t stream, int warmup, int repeat,
-                                  L2Flusher* flusher) {
-  for (int i = 0; i < warmup; ++i) launch(stream);
+                                  L2Flusher* flusher, const std::function<void()>& prepare) {
+  const auto prepare_next = [&] {
+    if (!prepare) return;
+    GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    prepare();
+  };
+  for (int i = 0; i < warmup; ++i) {
+    prepare_next();
+    launch(stream);
+  }
   GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   std::vector<CudaEvent> starts(repeat), stops(repeat);
   for (int i = 0; i < repeat; ++i) {
+    prepare_next();
     if (flusher) flusher->flush(stream);
     starts[i].record(stream);
     launch(stream);
@@ -87,6 +97,15 @@ report::StaticAttributes static_attributes(const KernelLaunch& launch, int max_w
   if (max_warps_per_sm > 0)
     a.theoretical_occupancy =
         static_cast<double>(blocks_per_sm * warps_per_block) / max_warps_per_sm;
+
+  // The runtime names the kernel as ptxas did (mangled), which is the table's key.
+  const char* name = nullptr;
+  GPULAB_CUDA_CHECK(cudaFuncGetName(&name, launch.function));
+  if (const auto ptxas = ptxas_record(name)) {
+    a.spill_store_bytes = ptxas->spill_store_bytes;
+    a.spill_load_bytes = ptxas->spill_load_bytes;
+    a.stack_frame_bytes = ptxas->stack_frame_bytes;
+  }
   return a;
 }
 

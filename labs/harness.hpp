@@ -29,9 +29,11 @@ class L2Flusher {
 
 // Times `launch` with a pair of CUDA events around each repetition, after `warmup` untimed
 // launches. With a flusher, L2 is flushed before each timed repetition (outside the events).
+// With `prepare`, every launch waits for the previous one to finish and for prepare() (also
+// outside the events); without, the repetitions are queued back to back.
 report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launch,
                                   cudaStream_t stream, int warmup, int repeat,
-                                  L2Flusher* flusher);
+                                  L2Flusher* flusher, const std::function<void()>& prepare = {});
 
 // Fills `bytes` bytes with 0xFF: as float, a NaN that no correct kernel writes.
 void poison(void* ptr, std::size_t bytes, cudaStream_t stream);

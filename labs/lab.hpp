@@ -48,6 +48,16 @@ struct LabSpec {
   std::vector<ParamSpec> params;
   std::vector<VariantSpec> variants;  // baseline first
 
+  // A traced lab measures whole variants (copies, several streams, graphs, unified memory)
+  // rather than single kernels: each variant is launched on the legacy default stream (whose
+  // events bracket the work of every blocking stream the lab uses), one more launch is
+  // recorded by the activity tracer, and counters are collected only when asked for.
+  bool traced = false;
+  // Launches before and during timing when the command line does not say; variants that take
+  // a large part of a second use fewer.
+  int default_warmup = 5;
+  int default_repeat = 20;
+
   const VariantSpec* find_variant(const std::string& name) const;
 };
 
@@ -89,6 +99,11 @@ class LabRun {
 
   // Enqueues the variant on `stream`. Must be repeatable: each launch computes the full result.
   virtual void launch(const std::string& variant, cudaStream_t stream) = 0;
+
+  // Puts the inputs back in the state every launch of `variant` starts from (e.g. managed
+  // data back in host memory, as a program that produces it on the CPU would have it). Called
+  // before every launch, outside timing and tracing; returns when the state is in place.
+  virtual void prepare(const std::string& variant) { (void)variant; }
 
   // Overwrites every output with a pattern no correct kernel produces (NaN), so that an
   // element the kernel forgot to write fails the check.

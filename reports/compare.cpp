@@ -9,6 +9,7 @@
 
 #include "cupti/metric_catalogue.hpp"
 #include "reports/derived.hpp"
+#include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 
 namespace gpulab::report {
@@ -96,18 +97,12 @@ std::vector<KernelDelta> kernel_deltas(const Variant* a, const Variant* b, bool 
 std::set<std::string> finding_ids(const Variant* v) {
   std::set<std::string> ids;
   if (!v) return ids;
-  for (const auto& k : v->kernels)
-    if (k.diagnosis)
-      for (const auto& f : k.diagnosis->findings) ids.insert(f.id);
+  for (const Diagnosis* d : diagnoses_of(*v))
+    for (const auto& f : d->findings) ids.insert(f.id);
   return ids;
 }
 
-bool diagnosed(const Variant* v) {
-  if (!v) return false;
-  for (const auto& k : v->kernels)
-    if (k.diagnosis) return true;
-  return false;
-}
+bool diagnosed(const Variant* v) { return v && has_diagnosis(*v); }
 
 void compare_findings(const Variant* a, const Variant* b, VariantComparison& out) {
   if (!diagnosed(a) || !diagnosed(b)) return;

@@ -11,21 +11,15 @@
 #include "cupti/metric_catalogue.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/diagnosis_walk.hpp"
 
 namespace gpulab::report {
 namespace {
 
+using namespace walk;
+
 namespace m = metrics::name;
 namespace d = derived;
-
-enum class Answer { yes, no, not_measured };
-
-// What evaluating one check node produced.
-struct Outcome {
-  Answer answer = Answer::not_measured;
-  double severity = 0;  // in [0, 1] when the answer is yes
-  std::vector<Evidence> evidence;
-};
 
 class Probe {
  public:
@@ -46,22 +40,10 @@ class Probe {
   const Thresholds& t_;
 };
 
-Evidence evidence(const std::string& metric, std::optional<double> value,
-                  const std::string& relation = "", const std::string& threshold = "",
-                  double threshold_value = 0) {
-  return {metric, value, relation, threshold, threshold_value};
-}
-
 Evidence against(const Probe& p, const std::string& metric, std::optional<double> value,
                  const std::string& relation, const std::string& threshold) {
   return evidence(metric, value, relation, threshold, p.threshold(threshold));
 }
-
-Outcome yes(double severity, std::vector<Evidence> ev) {
-  return {Answer::yes, std::clamp(severity, 0.0, 1.0), std::move(ev)};
-}
-Outcome no(std::vector<Evidence> ev) { return {Answer::no, 0, std::move(ev)}; }
-Outcome not_measured(std::vector<Evidence> ev) { return {Answer::not_measured, 0, std::move(ev)}; }
 
 // ---- check nodes ------------------------------------------------------------------------------
 
@@ -279,12 +261,6 @@ Outcome compute(const Probe& p) {
   return *pct >= p.threshold("compute_bound.sm_pct") ? yes(0, ev) : no(ev);
 }
 
-// Activity-trace evidence (host-device copies, unified-memory faults) is not part of a
-// counter report yet: these nodes say so rather than guess.
-Outcome needs_timeline(const Probe&) {
-  return not_measured({evidence("timeline (activity trace)", std::nullopt)});
-}
-
 struct CheckNode {
   const char* id;
   const char* question;
@@ -293,27 +269,12 @@ struct CheckNode {
   std::function<Outcome(const Probe&)> evaluate;
 };
 
-// Problem findings rank above the two "where the kernel stands" findings (at the roof,
-// compute-bound), which are principal only when nothing else was found.
-constexpr double kStandingScore = 0.3;
-double score_of(const std::string& finding, double severity) {
-  if (finding == "memory-bound-at-roof") return kStandingScore;
-  if (finding == "compute-bound") return kStandingScore + 0.05;
-  return 0.4 + 0.6 * severity;
-}
-
 const CheckNode kCoalescing{"coalescing", "Do global accesses move more bytes than they use?",
                             "global_overfetch, else max(sectors per request)",
                             "uncoalesced-global", coalescing};
 const CheckNode kDramExcess{"dram-excess", "Does DRAM move more bytes than the work needs?",
                             "dram_over_model (reads over gld_overfetch when measured)",
                             "redundant-dram-traffic", dram_excess};
-const CheckNode kTransfers{"transfers", "Do host-device copies dominate the timeline?",
-                           "copy time / total time (activity trace)", "host-device-transfers",
-                           needs_timeline};
-const CheckNode kUmFaults{"um-faults", "Does the GPU fault on unified memory?",
-                          "migrated bytes, page faults (activity trace)", "um-page-faults",
-                          needs_timeline};
 const CheckNode kAtRoof{"at-roof", "Are the bytes minimal and the bandwidth near the roof?",
                         "dram_over_model and roof_fraction (else dram_pct)",
                         "memory-bound-at-roof", at_roof};
@@ -353,13 +314,13 @@ struct Branch {
 const std::vector<Branch>& branches() {
   static const std::vector<Branch> b = {
       {"memory", "memory-bound",
-       {&kCoalescing, &kDramExcess, &kTransfers, &kUmFaults, &kLocal, &kSharedBanks, &kAtomics,
+       {&kCoalescing, &kDramExcess, &kLocal, &kSharedBanks, &kAtomics,
         &kOccupancy, &kTail, &kAtRoof}},
       {"compute", "compute-bound",
        {&kCoalescing, &kDramExcess, &kSharedBanks, &kLocal, &kAtomics, &kDivergence, &kMio,
         &kSync, &kLatency, &kOccupancy, &kTail, &kCompute}},
       {"neither", "latency-bound",
-       {&kCoalescing, &kDramExcess, &kTransfers, &kUmFaults, &kSharedBanks, &kLocal, &kAtomics,
+       {&kCoalescing, &kDramExcess, &kSharedBanks, &kLocal, &kAtomics,
         &kDivergence, &kMio, &kSync, &kLatency, &kOccupancy, &kTail, &kLaunch}},
   };
   return b;
@@ -384,36 +345,6 @@ const Branch& classify(const Probe& p, PathStep& step) {
   return *branch;
 }
 
-const char* to_text(Answer a) {
-  switch (a) {
-    case Answer::yes: return "yes";
-    case Answer::no: return "no";
-    case Answer::not_measured: return "not measured";
-  }
-  return "?";
-}
-
-const char* severity_label(double score) {
-  if (score >= 0.8) return "high";
-  if (score >= 0.6) return "medium";
-  return "low";
-}
-
-Finding make_finding(const std::string& id, double score, std::vector<Evidence> ev) {
-  Finding f;
-  f.id = id;
-  f.score = score;
-  f.severity = severity_label(score);
-  f.evidence = std::move(ev);
-  if (const auto* traits = find_finding(id)) {
-    f.title = traits->title;
-    f.explanation = traits->explanation;
-    f.recommendation = traits->recommendation;
-    for (const char* lab : traits->labs) f.labs.emplace_back(lab);
-  }
-  return f;
-}
-
 double longest_duration(const Kernel& k) {
   auto it = k.metrics.find(m::duration);
   return it == k.metrics.end() ? 0 : it->second;
@@ -430,7 +361,14 @@ metrics::Unit evidence_unit(const std::string& metric) {
       {"mio_throttle_share", U::fraction},
       {"waves", U::ratio},                      {"excess_wavefronts_per_inst", U::ratio},
       {"local_over_global_bytes", U::ratio},    {"atomics_per_load_request", U::ratio},
-      {"dram_beyond_overfetch", U::ratio}};
+      {"dram_beyond_overfetch", U::ratio},
+      // the timeline's (reports/timeline_diagnosis.cpp)
+      {"kernel_fraction", U::fraction},         {"transfer_fraction", U::fraction},
+      {"on_demand_fraction", U::fraction},      {"idle_fraction", U::fraction},
+      {"exposed_transfer_fraction", U::fraction}, {"overlap_fraction", U::fraction},
+      {"slowest_host_link_bandwidth", U::bytes_per_second},
+      {"on_demand_bytes", U::bytes},            {"gpu_page_faults", U::count},
+      {"mean_kernel_seconds", U::seconds},      {"kernels", U::count}};
   auto it = own.find(metric);
   return it != own.end() ? it->second : unit_of(metric);
 }
@@ -438,42 +376,17 @@ metrics::Unit evidence_unit(const std::string& metric) {
 Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   const Probe probe(context, thresholds);
   Diagnosis out;
-  for (const auto& t : threshold_catalogue())
-    if (thresholds[t.name] != t.default_value) out.thresholds_overridden[t.name] = thresholds[t.name];
+  out.thresholds_overridden = thresholds.overridden();
 
   PathStep root;
   const Branch& branch = classify(probe, root);
   out.path.push_back(root);
   out.verdict = branch.verdict;
 
-  for (const CheckNode* node : branch.checks) {
-    const Outcome o = node->evaluate(probe);
-    PathStep step;
-    step.node = node->id;
-    step.depth = 1;
-    step.question = node->question;
-    step.expression = node->expression;
-    step.evidence = o.evidence;
-    step.answer = to_text(o.answer);
-    const bool standing = score_of(node->finding, 0) <= kStandingScore + 0.05;
-    if (o.answer == Answer::yes && !standing && o.severity < thresholds["diagnosis.min_severity"]) {
-      step.answer = "yes, negligible";  // true, but it costs too little time to report
-    } else if (o.answer == Answer::yes) {
-      step.finding = node->finding;
-      out.findings.push_back(make_finding(node->finding, score_of(node->finding, o.severity),
-                                          o.evidence));
-    }
-    out.path.push_back(std::move(step));
-  }
-  std::stable_sort(out.findings.begin(), out.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.score > b.score; });
-  // "At the roof" and "compute-bound" say where a kernel stands when nothing is wrong with it;
-  // next to a problem they would mislead (the SM throughput of a naive matmul is its load pipe).
-  if (!out.findings.empty() && out.findings.front().score > kStandingScore + 0.05) {
-    out.findings.erase(std::remove_if(out.findings.begin(), out.findings.end(),
-                                      [](const Finding& f) { return f.score <= kStandingScore + 0.05; }),
-                       out.findings.end());
-  }
+  for (const CheckNode* node : branch.checks)
+    record(out, {node->id, node->question, node->expression, node->finding}, node->evaluate(probe),
+           thresholds["diagnosis.min_severity"]);
+  rank(out);
   // Waiting on memory is the symptom and too few resident warps its cause: when both were found,
   // low occupancy ranks first (more warps is the change that hides the wait).
   const auto at = [&](const char* id) {
@@ -501,22 +414,51 @@ void diagnose_report(Report& report, const Thresholds& thresholds) {
       KernelContext c{&k, &v, model, &report.device};
       k.diagnosis = diagnose(c, thresholds);
     }
+    if (v.timeline) v.timeline->diagnosis = diagnose_timeline(*v.timeline, thresholds);
   }
 }
 
+std::vector<const Diagnosis*> diagnoses_of(const Variant& variant) {
+  std::vector<const Diagnosis*> out;
+  if (variant.timeline && variant.timeline->diagnosis) out.push_back(&*variant.timeline->diagnosis);
+  for (const auto& k : variant.kernels)
+    if (k.diagnosis) out.push_back(&*k.diagnosis);
+  return out;
+}
+
+std::vector<Diagnosis*> diagnoses_of(Variant& variant) {
+  std::vector<Diagnosis*> out;
+  for (const Diagnosis* d : diagnoses_of(static_cast<const Variant&>(variant)))
+    out.push_back(const_cast<Diagnosis*>(d));  // the variant itself is not const
+  return out;
+}
+
+bool has_diagnosis(const Variant& variant) { return !diagnoses_of(variant).empty(); }
+
+bool has_diagnosis(const Report& report) {
+  return std::any_of(report.variants.begin(), report.variants.end(),
+                     [](const Variant& v) { return has_diagnosis(v); });
+}
+
+// The timeline's principal finding says where the whole variant's time goes; that of the
+// longest kernel, what limits the kernel. The higher score is the variant's.
 std::string principal_finding(const Variant& variant) {
+  const Finding* best = nullptr;
   const Kernel* longest = nullptr;
   for (const auto& k : variant.kernels)
     if (k.diagnosis && (!longest || longest_duration(k) > longest_duration(*longest))) longest = &k;
-  if (!longest || longest->diagnosis->findings.empty()) return "";
-  return longest->diagnosis->findings.front().id;
+  if (longest && !longest->diagnosis->findings.empty()) best = &longest->diagnosis->findings.front();
+  if (variant.timeline && variant.timeline->diagnosis && !variant.timeline->diagnosis->findings.empty()) {
+    const Finding& f = variant.timeline->diagnosis->findings.front();
+    if (!best || f.score > best->score) best = &f;
+  }
+  return best ? best->id : "";
 }
 
 bool carries_finding(const Variant& variant, const std::string& finding_id) {
-  for (const auto& k : variant.kernels)
-    if (k.diagnosis)
-      for (const auto& f : k.diagnosis->findings)
-        if (f.id == finding_id) return true;
+  for (const Diagnosis* d : diagnoses_of(variant))
+    for (const auto& f : d->findings)
+      if (f.id == finding_id) return true;
   return false;
 }
 

@@ -41,6 +41,8 @@ class Thresholds {
   // Parses "NAME=VALUE"; throws UsageError naming the problem.
   void set_from_text(const std::string& assignment);
   const std::map<std::string, double>& values() const { return values_; }
+  // The thresholds that differ from their defaults.
+  std::map<std::string, double> overridden() const;
 
  private:
   std::map<std::string, double> values_;
@@ -72,14 +74,28 @@ metrics::Unit evidence_unit(const std::string& metric);
 // Diagnoses one kernel.
 Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds);
 
-// Diagnoses every kernel of every measured variant of a report, in place.
+// Diagnoses a variant's activity trace: do unoverlapped transfers, on-demand page migrations
+// or idle gaps between short kernels take the time? (reports/timeline_diagnosis.cpp). Needs
+// the timeline's summary (reports/timeline.hpp).
+Diagnosis diagnose_timeline(const Timeline& timeline, const Thresholds& thresholds);
+
+// Diagnoses every kernel with counters and every timeline of every measured variant of a
+// report, in place.
 void diagnose_report(Report& report, const Thresholds& thresholds);
 
-// The principal finding of a variant: that of its longest kernel (by profiled duration);
-// empty when there is none or the variant has no diagnosis.
+// Every diagnosis of a variant: its timeline's first, then its kernels'.
+std::vector<const Diagnosis*> diagnoses_of(const Variant& variant);
+std::vector<Diagnosis*> diagnoses_of(Variant& variant);
+
+// True when the variant's timeline or any of its kernels has a diagnosis.
+bool has_diagnosis(const Variant& variant);
+bool has_diagnosis(const Report& report);
+
+// The principal finding of a variant: the higher-scored of its timeline's principal finding
+// and that of its longest kernel (by profiled duration); empty when there is none.
 std::string principal_finding(const Variant& variant);
 
-// True when any kernel of the variant carries `finding_id` among its findings.
+// True when the variant's timeline or any of its kernels carries `finding_id`.
 bool carries_finding(const Variant& variant, const std::string& finding_id);
 
 }  // namespace gpulab::report

@@ -46,6 +46,15 @@ const std::vector<ThresholdTraits> kThresholds = {
      "share of SM time the partial last wave leaves idle, from which the tail counts"},
     {"launch.duration_s", 10e-6,
      "kernel duration (s) below which launch overhead is comparable to the work"},
+    {"transfers.exposed_fraction", 0.3,
+     "share of a traced variant's time spent in host-device transfers that no kernel overlaps, "
+     "from which transfers dominate"},
+    {"um_faults.on_demand_fraction", 0.1,
+     "share of a traced variant's time spent migrating pages on demand (after GPU page "
+     "faults), from which faults count"},
+    {"launch_gaps.idle_fraction", 0.2,
+     "share of a traced variant's time the GPU sits idle between kernels shorter than "
+     "launch.duration_s, from which launch overhead counts"},
     {"divergence.threads_per_inst", 24,
      "active threads per warp instruction below which divergence counts (32 = none)"},
     {"atomics.per_load_request", 0.5,
@@ -175,6 +184,13 @@ Thresholds::Thresholds() {
 }
 
 double Thresholds::operator[](const std::string& name) const { return values_.at(name); }
+
+std::map<std::string, double> Thresholds::overridden() const {
+  std::map<std::string, double> out;
+  for (const auto& t : kThresholds)
+    if (values_.at(t.name) != t.default_value) out[t.name] = values_.at(t.name);
+  return out;
+}
 
 void Thresholds::set(const std::string& name, double value) {
   auto it = values_.find(name);

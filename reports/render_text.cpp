@@ -7,6 +7,7 @@
 
 #include "reports/derived.hpp"
 #include "reports/format.hpp"
+#include "reports/render_timeline.hpp"
 #include "reports/table.hpp"
 
 namespace gpulab::report {
@@ -128,12 +129,15 @@ const Variant* reference_variant(const Report& r) {
 }
 
 // Columns appear only when they say something: FLOP/s when the lab does arithmetic, "of ref"
-// when a reference implementation (cuBLAS, CUB) was timed.
+// when a reference implementation (cuBLAS, CUB) was timed, DRAM bandwidth unless the variants
+// were traced (their time is copies, migrations and launches: the timeline tells it).
 std::string timing_table(const Report& r, const Style& style) {
   const bool flops = r.work.flops > 0;
   const Variant* ref = reference_variant(r);
-  std::vector<std::string> head{"variant", "role", "check", "median", "min", "max",
-                                "eff. bandwidth", "of roof"};
+  const bool traced = std::any_of(r.variants.begin(), r.variants.end(),
+                                  [](const Variant& v) { return v.timeline.has_value(); });
+  std::vector<std::string> head{"variant", "role", "check", "median", "min", "max"};
+  if (!traced) head.insert(head.end(), {"eff. bandwidth", "of roof"});
   if (flops) head.push_back("compute");
   head.push_back("speedup");
   if (ref) head.push_back("of " + ref->name);
@@ -149,9 +153,10 @@ std::string timing_table(const Report& r, const Style& style) {
     std::vector<std::string> row{
         v.name, to_string(v.role), paint(to_string(v.check.status), tone, style),
         timed ? fmtx::seconds(t.median) : "-", timed ? fmtx::seconds(t.min) : "-",
-        timed ? fmtx::seconds(t.max) : "-",
-        v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
-        v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-"};
+        timed ? fmtx::seconds(t.max) : "-"};
+    if (!traced)
+      row.insert(row.end(), {v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
+                             v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-"});
     if (flops) row.push_back(timed ? flop_rate(r.work_of(v).flops / t.median) : "-");
     row.push_back(v.speedup > 0 ? fmtx::ratio(v.speedup) : "-");
     if (ref) row.push_back(timed ? fmtx::percent(ref->timing.median / t.median) : "-");
@@ -236,6 +241,8 @@ std::string render_text(const Report& r, const Style& style) {
   std::string out = header(r, style) + "\n" + timing_table(r, style);
   const std::string failures = check_failures(r);
   if (!failures.empty()) out += "\n" + failures;
+  const std::string timelines = render_timelines(r, style);
+  if (!timelines.empty()) out += "\n" + timelines;
   const std::string counters = counters_table(r, style);
   if (!counters.empty()) out += "\n" + counters;
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";

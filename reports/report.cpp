@@ -26,6 +26,7 @@ std::optional<Enum> lookup(const char* const (&names)[N], const std::string& s) 
 const char* const kRoles[] = {"baseline", "optimized", "reference"};
 const char* const kCheckStatuses[] = {"passed", "failed", "skipped"};
 const char* const kVariantStatuses[] = {"ok", "failed", "skipped"};
+const char* const kActivityKinds[] = {"kernel", "copy", "memset", "migration"};
 }  // namespace
 
 const char* to_string(Role role) { return kRoles[static_cast<int>(role)]; }
@@ -38,6 +39,10 @@ std::optional<CheckStatus> check_status_from_string(const std::string& s) {
 }
 std::optional<VariantStatus> variant_status_from_string(const std::string& s) {
   return lookup<VariantStatus>(kVariantStatuses, s);
+}
+const char* to_string(ActivityKind kind) { return kActivityKinds[static_cast<int>(kind)]; }
+std::optional<ActivityKind> activity_kind_from_string(const std::string& s) {
+  return lookup<ActivityKind>(kActivityKinds, s);
 }
 
 }  // namespace gpulab::report

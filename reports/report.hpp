@@ -91,6 +91,11 @@ struct StaticAttributes {
   std::uint64_t grid_blocks = 0;
   int max_active_blocks_per_sm = 0;
   double theoretical_occupancy = 0;  // fraction of the SM's warp slots
+  // What ptxas reported when it compiled the kernel (`-Xptxas -v`, captured at build time);
+  // absent for kernels the build has no record of (libraries' kernels).
+  std::optional<int> spill_store_bytes;
+  std::optional<int> spill_load_bytes;
+  std::optional<int> stack_frame_bytes;
 };
 
 // One measured value the diagnosis relied on, and the threshold it was held against.
@@ -151,6 +156,74 @@ struct Counters {
   double collection_seconds = 0;  // wall time of the profiling batch this variant was part of
 };
 
+// ---- the activity trace of one launch of a variant (traced labs) -------------------------------
+
+enum class ActivityKind { kernel, copy, memset, migration };
+
+// One interval of GPU work, as the CUPTI Activity API recorded it.
+struct Activity {
+  ActivityKind kind = ActivityKind::kernel;
+  std::string name;          // kernel: function name; copy and migration: "HtoD", "DtoH", "DtoD",
+                             // "HtoH", "PtoP"; memset: "memset"
+  std::uint32_t stream = 0;  // CUDA stream id (0 for migrations, which belong to no stream)
+  double start = 0;          // seconds since the trace's first activity began
+  double end = 0;
+  std::uint64_t bytes = 0;   // copies, memsets, migrations
+  std::string source_memory;       // copies: "pageable", "pinned", "device", "managed", "array",
+  std::string destination_memory;  // "unknown"; empty for kernels
+  std::string cause;         // migrations: "on-demand" (caused by a GPU page fault, including
+                             // the driver's prefetch around it), "prefetch" (asked for),
+                             // "eviction", "other"
+  std::uint32_t records = 1; // migration records merged into this interval
+};
+
+// Unified-memory events that are counts rather than intervals.
+struct UnifiedMemoryCounts {
+  bool available = false;  // the unified-memory counters were enabled
+  std::string note;        // why not, or what the device did not deliver
+  std::uint64_t cpu_page_faults = 0;
+  std::optional<std::uint64_t> gpu_page_faults;  // absent: no GPU fault records delivered
+};
+
+// Figures derived from the activities (reports/timeline.hpp): "transfers" are copies and
+// migrations a program asked for (prefetches); on-demand migrations are counted on their own.
+struct CopyRate {
+  std::string direction;    // "HtoD", "DtoH", ...
+  std::string host_memory;  // "pageable", "pinned", "managed" (migrations), ...
+  std::uint64_t bytes = 0;
+  int count = 0;
+  double busy_seconds = 0;  // union of the intervals
+  double bandwidth = 0;     // bytes / busy_seconds
+};
+
+struct TimelineSummary {
+  double span_seconds = 0;      // first start to last end
+  double kernel_seconds = 0;    // union of kernel intervals
+  double transfer_seconds = 0;  // union of copy, memset and requested-migration intervals
+  double on_demand_seconds = 0; // union of on-demand migration intervals
+  double busy_seconds = 0;      // union of everything
+  double overlap_fraction = 0;  // |kernels ∩ transfers| / span
+  double idle_fraction = 0;     // 1 - busy / span
+  double exposed_transfer_fraction = 0;  // |transfers minus kernels| / span
+  double on_demand_fraction = 0;         // on_demand_seconds / span
+  int kernels = 0;
+  int copies = 0;
+  double mean_kernel_seconds = 0;
+  std::uint64_t migrated_htod_bytes = 0;
+  std::uint64_t migrated_dtoh_bytes = 0;
+  std::uint64_t on_demand_bytes = 0;
+  std::vector<CopyRate> rates;
+};
+
+struct Timeline {
+  std::vector<Activity> activities;  // sorted by start
+  UnifiedMemoryCounts unified_memory;
+  std::string kernel_records;  // "concurrent" (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+  double trace_seconds = 0;    // wall time of the traced launch, tracing included
+  TimelineSummary summary;     // derived
+  std::optional<Diagnosis> diagnosis;  // the timeline's part of the diagnosis
+};
+
 enum class VariantStatus { ok, failed, skipped };
 
 struct Variant {
@@ -167,6 +240,7 @@ struct Variant {
   double speedup = 0;              // baseline median / this median (0 if no baseline)
   Counters counters;
   std::vector<Kernel> kernels;
+  std::optional<Timeline> timeline;  // traced labs: one launch, recorded by the activity tracer
 };
 
 struct LabInfo {
@@ -196,6 +270,8 @@ struct Report {
 const char* to_string(Role role);
 const char* to_string(CheckStatus status);
 const char* to_string(VariantStatus status);
+const char* to_string(ActivityKind kind);
+std::optional<ActivityKind> activity_kind_from_string(const std::string& s);
 std::optional<Role> role_from_string(const std::string& s);
 std::optional<CheckStatus> check_status_from_string(const std::string& s);
 std::optional<VariantStatus> variant_status_from_string(const std::string& s);

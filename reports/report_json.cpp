@@ -3,66 +3,15 @@
 #include <cmath>
 
 #include "reports/atomic_file.hpp"
+#include "reports/diagnosis_json.hpp"
 #include "reports/errors.hpp"
+#include "reports/json_reader.hpp"
+#include "reports/timeline_json.hpp"
 
 namespace gpulab::report {
 namespace {
 
-using nlohmann::json;
-
 // ---- writing ---------------------------------------------------------------------------------
-
-// Non-finite values cannot be represented in JSON; they mean "not measured" and are left out.
-json finite_map(const std::map<std::string, double>& values) {
-  json out = json::object();
-  for (const auto& [name, value] : values)
-    if (std::isfinite(value)) out[name] = value;
-  return out;
-}
-
-json optional_number(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
-}
-
-json evidence_json(const std::vector<Evidence>& evidence) {
-  json out = json::array();
-  for (const auto& e : evidence) {
-    json item = {{"metric", e.metric}, {"value", optional_number(e.value)}};
-    if (!e.threshold.empty()) {
-      item["relation"] = e.relation;
-      item["threshold"] = e.threshold;
-      item["threshold_value"] = e.threshold_value;
-    }
-    out.push_back(item);
-  }
-  return out;
-}
-
-json diagnosis_json(const Diagnosis& d) {
-  json path = json::array(), findings = json::array();
-  for (const auto& s : d.path)
-    path.push_back({{"node", s.node},
-                    {"depth", s.depth},
-                    {"question", s.question},
-                    {"expression", s.expression},
-                    {"evidence", evidence_json(s.evidence)},
-                    {"answer", s.answer},
-                    {"finding", s.finding}});
-  for (const auto& f : d.findings)
-    findings.push_back({{"id", f.id},
-                        {"title", f.title},
-                        {"severity", f.severity},
-                        {"score", f.score},
-                        {"evidence", evidence_json(f.evidence)},
-                        {"explanation", f.explanation},
-                        {"recommendation", f.recommendation},
-                        {"labs", f.labs}});
-  return {{"verdict", d.verdict},
-          {"principal", d.findings.empty() ? "" : d.findings.front().id},
-          {"path", path},
-          {"findings", findings},
-          {"thresholds_overridden", d.thresholds_overridden}};
-}
 
 json work_json(const WorkModel& w) {
   return {{"bytes_read", w.bytes_read}, {"bytes_written", w.bytes_written}, {"flops", w.flops}};
@@ -85,6 +34,10 @@ json variant_json(const Variant& v) {
                          {"theoretical_occupancy", a.theoretical_occupancy}}},
                        {"metrics", finite_map(k.metrics)},
                        {"derived", finite_map(k.derived)}});
+    auto& attributes = kernels.back()["attributes"];
+    if (a.spill_store_bytes) attributes["spill_store_bytes"] = *a.spill_store_bytes;
+    if (a.spill_load_bytes) attributes["spill_load_bytes"] = *a.spill_load_bytes;
+    if (a.stack_frame_bytes) attributes["stack_frame_bytes"] = *a.stack_frame_bytes;
     if (k.diagnosis) kernels.back()["diagnosis"] = diagnosis_json(*k.diagnosis);
   }
   const auto& c = v.check;
@@ -126,111 +79,11 @@ json variant_json(const Variant& v) {
             {"collection_seconds", v.counters.collection_seconds}}},
           {"kernels", kernels}};
   if (v.work) out["work"] = work_json(*v.work);
+  if (v.timeline) out["timeline"] = timeline_json(*v.timeline);
   return out;
 }
 
 // ---- reading ---------------------------------------------------------------------------------
-
-// A cursor into the document that knows its path, so every error says where it happened.
-class Reader {
- public:
-  Reader(const json& node, std::string where) : node_(node), where_(std::move(where)) {}
-
-  Reader at(const std::string& key) const {
-    expect_object();
-    auto it = node_.find(key);
-    if (it == node_.end()) fail(join(key), "missing");
-    return Reader(*it, join(key));
-  }
-  bool has(const std::string& key) const {
-    return node_.is_object() && node_.contains(key) && !node_.at(key).is_null();
-  }
-
-  std::string str(const std::string& key) const { return at(key).as_string(); }
-  std::string str_or(const std::string& key, const std::string& fallback) const {
-    return has(key) ? str(key) : fallback;
-  }
-  double num(const std::string& key) const { return at(key).as_number(); }
-  double num_or(const std::string& key, double fallback) const {
-    return has(key) ? num(key) : fallback;
-  }
-  std::int64_t integer(const std::string& key) const { return at(key).as_integer(); }
-  std::int64_t integer_or(const std::string& key, std::int64_t fallback) const {
-    return has(key) ? integer(key) : fallback;
-  }
-  bool boolean_or(const std::string& key, bool fallback) const {
-    if (!has(key)) return fallback;
-    const auto r = at(key);
-    if (!r.node_.is_boolean()) fail(r.where_, "expected true or false");
-    return r.node_.get<bool>();
-  }
-
-  std::string as_string() const {
-    if (!node_.is_string()) fail(where_, "expected a string");
-    return node_.get<std::string>();
-  }
-  double as_number() const {
-    if (!node_.is_number()) fail(where_, "expected a number");
-    return node_.get<double>();
-  }
-  std::int64_t as_integer() const {
-    if (!node_.is_number_integer()) fail(where_, "expected an integer");
-    return node_.get<std::int64_t>();
-  }
-
-  // Calls f(Reader) for each element of an array member.
-  template <typename F>
-  void each(const std::string& key, F f) const {
-    const auto arr = at(key);
-    if (!arr.node_.is_array()) fail(arr.where_, "expected an array");
-    for (std::size_t i = 0; i < arr.node_.size(); ++i)
-      f(Reader(arr.node_[i], arr.where_ + "[" + std::to_string(i) + "]"));
-  }
-
-  // A {name: number} object; null values (not measured) are skipped.
-  std::map<std::string, double> number_map_or_empty(const std::string& key) const {
-    std::map<std::string, double> out;
-    if (!has(key)) return out;
-    const auto obj = at(key);
-    obj.expect_object();
-    for (auto it = obj.node_.begin(); it != obj.node_.end(); ++it) {
-      if (it->is_null()) continue;
-      if (!it->is_number()) fail(obj.join(it.key()), "expected a number");
-      out[it.key()] = it->get<double>();
-    }
-    return out;
-  }
-
-  const json& node() const { return node_; }
-  const std::string& where() const { return where_; }
-
-  [[noreturn]] static void fail(const std::string& where, const std::string& what) {
-    throw UsageError(where + ": " + what);
-  }
-
- private:
-  void expect_object() const {
-    if (!node_.is_object()) fail(where_, "expected an object");
-  }
-  std::string join(const std::string& key) const {
-    return where_.empty() ? key : where_ + "." + key;
-  }
-
-  const json& node_;
-  std::string where_;
-};
-
-template <typename Enum>
-Enum parse_enum(const Reader& r, const std::string& key,
-                std::optional<Enum> (*parse)(const std::string&), const char* allowed) {
-  const auto text = r.str(key);
-  const auto value = parse(text);
-  if (!value) {
-    Reader::fail(r.where().empty() ? key : r.where() + "." + key,
-                 "'" + text + "' is not one of " + allowed);
-  }
-  return *value;
-}
 
 WorkModel read_work(const Reader& w) {
   return {w.num_or("bytes_read", 0), w.num_or("bytes_written", 0), w.num_or("flops", 0)};
@@ -269,50 +122,6 @@ DeviceInfo read_device(const Reader& r) {
   return d;
 }
 
-std::vector<Evidence> read_evidence(const Reader& r, const std::string& key) {
-  std::vector<Evidence> out;
-  if (!r.has(key)) return out;
-  r.each(key, [&](const Reader& e) {
-    Evidence ev;
-    ev.metric = e.str("metric");
-    if (e.has("value")) ev.value = e.num("value");
-    ev.relation = e.str_or("relation", "");
-    ev.threshold = e.str_or("threshold", "");
-    ev.threshold_value = e.num_or("threshold_value", 0);
-    out.push_back(std::move(ev));
-  });
-  return out;
-}
-
-Diagnosis read_diagnosis(const Reader& r) {
-  Diagnosis d;
-  d.verdict = r.str_or("verdict", "");
-  if (r.has("path")) r.each("path", [&](const Reader& s) {
-    PathStep step;
-    step.node = s.str("node");
-    step.depth = static_cast<int>(s.integer_or("depth", 0));
-    step.question = s.str_or("question", "");
-    step.expression = s.str_or("expression", "");
-    step.evidence = read_evidence(s, "evidence");
-    step.answer = s.str_or("answer", "");
-    step.finding = s.str_or("finding", "");
-    d.path.push_back(std::move(step));
-  });
-  if (r.has("findings")) r.each("findings", [&](const Reader& f) {
-    Finding finding;
-    finding.id = f.str("id");
-    finding.title = f.str_or("title", "");
-    finding.severity = f.str_or("severity", "");
-    finding.score = f.num_or("score", 0);
-    finding.evidence = read_evidence(f, "evidence");
-    finding.explanation = f.str_or("explanation", "");
-    finding.recommendation = f.str_or("recommendation", "");
-    if (f.has("labs")) f.each("labs", [&](const Reader& l) { finding.labs.push_back(l.as_string()); });
-    d.findings.push_back(std::move(finding));
-  });
-  d.thresholds_overridden = r.number_map_or_empty("thresholds_overridden");
-  return d;
-}
 
 Kernel read_kernel(const Reader& r) {
   Kernel k;
@@ -329,6 +138,10 @@ Kernel read_kernel(const Reader& r) {
     s.grid_blocks = static_cast<std::uint64_t>(a.integer_or("grid_blocks", 0));
     s.max_active_blocks_per_sm = static_cast<int>(a.integer_or("max_active_blocks_per_sm", 0));
     s.theoretical_occupancy = a.num_or("theoretical_occupancy", 0);
+    for (auto [key, field] : {std::pair{"spill_store_bytes", &StaticAttributes::spill_store_bytes},
+                              std::pair{"spill_load_bytes", &StaticAttributes::spill_load_bytes},
+                              std::pair{"stack_frame_bytes", &StaticAttributes::stack_frame_bytes}})
+      if (a.has(key)) s.*field = static_cast<int>(a.integer(key));
   }
   k.metrics = r.number_map_or_empty("metrics");
   k.derived = r.number_map_or_empty("derived");
@@ -386,6 +199,7 @@ Variant read_variant(const Reader& r) {
   if (r.has("kernels")) r.each("kernels", [&](const Reader& k) {
     v.kernels.push_back(read_kernel(k));
   });
+  if (r.has("timeline")) v.timeline = read_timeline(r.at("timeline"));
   return v;
 }
 

@@ -1,0 +1,36 @@
+// What the GPU did while a piece of host code ran, recorded with the CUPTI Activity API:
+// kernels (CONCURRENT_KERNEL records, so that concurrency across streams is kept), copies and
+// memsets with their stream and memory kinds, and unified-memory migrations and page faults.
+//
+// Tracing is a pass of its own: it is never enabled while counters are being replayed, and it
+// is enabled only around the traced work, so that the records' cost does not touch timings.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "reports/report.hpp"
+
+namespace gpulab::cupti {
+
+class ActivityTracer {
+ public:
+  // Registers the buffer callbacks; enables nothing yet. Throws Error on a CUPTI failure.
+  ActivityTracer();
+  ~ActivityTracer();
+  ActivityTracer(const ActivityTracer&) = delete;
+  ActivityTracer& operator=(const ActivityTracer&) = delete;
+
+  // Runs `work` with tracing enabled. `work` must leave the device idle (synchronize) before
+  // it returns. Returns the activities sorted by start time, in seconds since the earliest one
+  // began; unified-memory migration records of one direction and cause that overlap or follow
+  // each other within a few microseconds are merged into one interval. The summary and the
+  // diagnosis are left empty (reports/ derives them).
+  report::Timeline trace(const std::function<void()>& work);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gpulab::cupti

@@ -1,0 +1,55 @@
+// The pieces both diagnosis walks share, the kernel's (reports/decision_tree.cpp) and the
+// timeline's (reports/timeline_diagnosis.cpp): what a node answers, how an answer becomes a
+// step of the path and perhaps a finding, and how findings are ranked.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/report.hpp"
+
+namespace gpulab::report::walk {
+
+enum class Answer { yes, no, not_measured };
+
+// What evaluating one check node produced.
+struct Outcome {
+  Answer answer = Answer::not_measured;
+  double severity = 0;  // in [0, 1] when the answer is yes: the share of time it plausibly costs
+  std::vector<Evidence> evidence;
+};
+
+inline Evidence evidence(const std::string& metric, std::optional<double> value,
+                         const std::string& relation = "", const std::string& threshold = "",
+                         double threshold_value = 0) {
+  return {metric, value, relation, threshold, threshold_value};
+}
+
+Outcome yes(double severity, std::vector<Evidence> ev);
+Outcome no(std::vector<Evidence> ev);
+Outcome not_measured(std::vector<Evidence> ev);
+
+// How a node presents itself in the path.
+struct NodeInfo {
+  const char* id;
+  const char* question;
+  const char* expression;
+  const char* finding;  // the finding a "yes" produces
+};
+
+// Problem findings rank above the two "where the kernel stands" findings (at the roof,
+// compute-bound), which are principal only when nothing else was found.
+inline constexpr double kStandingScore = 0.3;
+double score_of(const std::string& finding, double severity);
+bool is_standing(const Finding& finding);
+
+// Appends the node's step to the path, and its finding when the answer is a yes that costs at
+// least `min_severity` of the time (a smaller one is answered "yes, negligible").
+void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double min_severity);
+
+// Sorts the findings by score and drops the standing ones when a problem was found: next to a
+// problem they would mislead (the SM throughput of a naive matmul is its load pipe).
+void rank(Diagnosis& out);
+
+}  // namespace gpulab::report::walk

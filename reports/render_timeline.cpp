@@ -1,0 +1,182 @@
+#include "reports/render_timeline.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "reports/format.hpp"
+#include "reports/table.hpp"
+
+namespace gpulab::report {
+namespace {
+
+constexpr int kChartWidth = 64;
+
+char symbol(const Activity& a) {
+  switch (a.kind) {
+    case ActivityKind::kernel: return 'K';
+    case ActivityKind::migration: return 'm';
+    case ActivityKind::memset: return '=';
+    case ActivityKind::copy: return a.name == "HtoD" ? '>' : a.name == "DtoH" ? '<' : '=';
+  }
+  return '?';
+}
+
+struct Row {
+  const char* label;
+  std::string (*cell)(const Timeline&);
+};
+
+std::string fraction_or_dash(double value, bool meaningful) {
+  return meaningful ? fmtx::percent(value) : "-";
+}
+
+const Row kRows[] = {
+    {"span (one launch, traced)", [](const Timeline& t) { return fmtx::seconds(t.summary.span_seconds); }},
+    {"kernels", [](const Timeline& t) {
+       return fmt::format("{} · {}", t.summary.kernels, fmtx::seconds(t.summary.kernel_seconds));
+     }},
+    {"mean kernel", [](const Timeline& t) {
+       return t.summary.kernels ? fmtx::seconds(t.summary.mean_kernel_seconds) : std::string("-");
+     }},
+    {"transfers (copies, prefetches)", [](const Timeline& t) {
+       return fmt::format("{} · {}", t.summary.copies, fmtx::seconds(t.summary.transfer_seconds));
+     }},
+    {"overlap (kernels with transfers)", [](const Timeline& t) {
+       return fraction_or_dash(t.summary.overlap_fraction, t.summary.span_seconds > 0);
+     }},
+    {"transfers nothing overlaps", [](const Timeline& t) {
+       return fraction_or_dash(t.summary.exposed_transfer_fraction, t.summary.span_seconds > 0);
+     }},
+    {"GPU idle", [](const Timeline& t) {
+       return fraction_or_dash(t.summary.idle_fraction, t.summary.span_seconds > 0);
+     }},
+    {"on-demand migration", [](const Timeline& t) {
+       if (!t.unified_memory.available) return std::string("not measured");
+       return fmt::format("{} · {}", fmtx::bytes(static_cast<double>(t.summary.on_demand_bytes)),
+                          fmtx::percent(t.summary.on_demand_fraction));
+     }},
+    {"migrated host→device", [](const Timeline& t) {
+       return t.unified_memory.available ? fmtx::bytes(static_cast<double>(t.summary.migrated_htod_bytes))
+                                         : std::string("not measured");
+     }},
+    {"migrated device→host", [](const Timeline& t) {
+       return t.unified_memory.available ? fmtx::bytes(static_cast<double>(t.summary.migrated_dtoh_bytes))
+                                         : std::string("not measured");
+     }},
+    {"GPU page faults", [](const Timeline& t) {
+       if (!t.unified_memory.available) return std::string("not measured");
+       return t.unified_memory.gpu_page_faults ? fmtx::count(static_cast<double>(*t.unified_memory.gpu_page_faults))
+                                               : std::string("not reported");
+     }},
+};
+
+std::string render(const TextTable& table, const Style& style) {
+  return style.table == TableStyle::markdown ? "\n" + table.render_markdown() + "\n" : table.render();
+}
+
+std::string figures_table(const Report& r, const Style& style) {
+  std::vector<std::string> head{"timeline"};
+  std::vector<const Timeline*> columns;
+  for (const auto& v : r.variants)
+    if (v.timeline) {
+      head.push_back(v.name);
+      columns.push_back(&*v.timeline);
+    }
+  TextTable table(head);
+  for (const auto& row : kRows) {
+    std::vector<std::string> cells{row.label};
+    for (const auto* t : columns) cells.push_back(row.cell(*t));
+    table.add_row(cells);
+  }
+  return render(table, style);
+}
+
+std::string rates_table(const Report& r, const Style& style) {
+  TextTable table({"copies", "direction", "host memory", "bytes", "count", "busy", "bandwidth"}, 3);
+  for (const auto& v : r.variants) {
+    if (!v.timeline) continue;
+    for (const auto& rate : v.timeline->summary.rates)
+      table.add_row({v.name, rate.direction, rate.host_memory,
+                     fmtx::bytes(static_cast<double>(rate.bytes)), fmtx::count(rate.count),
+                     fmtx::seconds(rate.busy_seconds),
+                     rate.bandwidth > 0 ? fmtx::bandwidth(rate.bandwidth) : "-"});
+  }
+  return table.empty() ? "" : render(table, style);
+}
+
+std::string notes(const Report& r) {
+  std::string out;
+  for (const auto& v : r.variants)
+    if (v.timeline && !v.timeline->unified_memory.note.empty())
+      out += fmt::format("timeline: {}: {}\n", v.name, v.timeline->unified_memory.note);
+  return out;
+}
+
+}  // namespace
+
+std::string timeline_chart(const Timeline& timeline, int width) {
+  const auto& acts = timeline.activities;
+  if (acts.empty() || width <= 0) return "";
+  double first = acts.front().start, last = acts.front().end;
+  for (const auto& a : acts) {
+    first = std::min(first, a.start);
+    last = std::max(last, a.end);
+  }
+  const double cell = (last - first) / width;
+  if (cell <= 0) return "";
+
+  // Lane -> for each cell, the time each symbol covers in it.
+  std::map<std::string, std::vector<std::map<char, double>>> lanes;
+  for (const auto& a : acts) {
+    const std::string lane = a.kind == ActivityKind::migration ? "migrations" : fmt::format("stream {}", a.stream);
+    auto& cells = lanes[lane];
+    cells.resize(static_cast<std::size_t>(width));
+    const int from = std::clamp(static_cast<int>((a.start - first) / cell), 0, width - 1);
+    const int to = std::clamp(static_cast<int>((a.end - first) / cell), 0, width - 1);
+    for (int i = from; i <= to; ++i) {
+      const double lo = first + i * cell, hi = lo + cell;
+      const double covered = std::min(hi, a.end) - std::max(lo, a.start);
+      if (covered > 0 || a.start == a.end) cells[static_cast<std::size_t>(i)][symbol(a)] += std::max(covered, 0.0);
+    }
+  }
+  std::size_t label_width = 0;
+  for (const auto& [lane, cells] : lanes) label_width = std::max(label_width, lane.size());
+  std::string out;
+  for (const auto& [lane, cells] : lanes) {
+    std::string line;
+    for (const auto& c : cells) {
+      if (c.empty()) {
+        line += '.';
+        continue;
+      }
+      line += std::max_element(c.begin(), c.end(), [](const auto& a, const auto& b) {
+                return a.second < b.second;
+              })->first;
+    }
+    out += fmt::format("  {:<{}} |{}|\n", lane, label_width, line);
+  }
+  return out;
+}
+
+std::string render_timelines(const Report& r, const Style& style) {
+  const bool any = std::any_of(r.variants.begin(), r.variants.end(),
+                               [](const Variant& v) { return v.timeline.has_value(); });
+  if (!any) return "";
+  std::string out = "timeline: one more launch of each variant, recorded by the CUPTI activity API\n";
+  out += figures_table(r, style);
+  const std::string rates = rates_table(r, style);
+  if (!rates.empty()) out += "\n" + rates;
+  out += "\n";
+  for (const auto& v : r.variants) {
+    if (!v.timeline) continue;
+    out += fmt::format("{} ({} from first to last activity; K kernel, > to device, < to host, "
+                       "m migration, = other, . idle)\n",
+                       v.name, fmtx::seconds(v.timeline->summary.span_seconds));
+    out += timeline_chart(*v.timeline, kChartWidth);
+  }
+  return out + notes(r);
+}
+
+}  // namespace gpulab::report

@@ -1,0 +1,19 @@
+// Figures derived from an activity trace: how long kernels, transfers and on-demand migrations
+// kept the GPU busy, how much of that time they overlapped, how long the GPU sat idle, and the
+// bandwidth of each kind of copy. Pure interval arithmetic over report::Activity; the tracer
+// (cupti/activity_tracer.hpp) records the activities.
+#pragma once
+
+#include "reports/report.hpp"
+
+namespace gpulab::report {
+
+// Transfers are copies, memsets and migrations a program asked for (prefetches, evictions);
+// on-demand migrations (a page fault made the driver move the page) are counted on their own,
+// because the kernel that faulted waits on them rather than overlapping them.
+TimelineSummary summarize(const Timeline& timeline);
+
+// Fills the summary of every variant that has a timeline.
+void summarize_timelines(Report& report);
+
+}  // namespace gpulab::report
