@@ -1,5 +1,7 @@
 // `gpulab diagnose`: run a lab and walk the decision tree over its counters, or diagnose a
 // saved report offline (--report), with no GPU.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
@@ -19,20 +21,24 @@ std::string thresholds_text() {
   return table.render();
 }
 
+// `kernel` names a kernel of the variant(s), or "timeline" for a traced variant's timeline.
+bool has_kernel(const report::Variant& v, const std::string& kernel) {
+  if (kernel == "timeline" && v.timeline) return true;
+  return std::any_of(v.kernels.begin(), v.kernels.end(),
+                     [&](const report::Kernel& k) { return k.name == kernel; });
+}
+
 void require_variant_and_kernel(const report::Report& r, const std::string& variant,
                                 const std::string& kernel, const std::string& where) {
   if (variant.empty() || variant == "all") {
     if (kernel.empty()) return;
     for (const auto& v : r.variants)
-      for (const auto& k : v.kernels)
-        if (k.name == kernel) return;
+      if (has_kernel(v, kernel)) return;
     throw UsageError(fmt::format("{} has no kernel '{}'", where, kernel));
   }
   const auto* v = r.find_variant(variant);
   if (!v) throw UsageError(fmt::format("{} has no variant '{}'", where, variant));
-  if (kernel.empty()) return;
-  for (const auto& k : v->kernels)
-    if (k.name == kernel) return;
+  if (kernel.empty() || has_kernel(*v, kernel)) return;
   throw UsageError(fmt::format("{}: variant '{}' has no kernel '{}'", where, variant, kernel));
 }
 
@@ -44,7 +50,7 @@ CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options) {
   cmd->add_option("lab", options.run.lab, "Lab to run and diagnose (see gpulab list)");
   add_lab_options(cmd, options.run);
   cmd->add_option("--report", options.report_path, "Diagnose a saved report (no GPU needed)");
-  cmd->add_option("--kernel", options.kernel, "Only this kernel");
+  cmd->add_option("--kernel", options.kernel, "Only this kernel (timeline: a traced variant's timeline)");
   cmd->add_flag("--list-thresholds", options.list_thresholds,
                 "List the thresholds and their defaults");
   options.run.diagnose = true;

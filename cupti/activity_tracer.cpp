@@ -390,6 +390,13 @@ ActivityTracer::ActivityTracer() : state_(std::make_unique<State>()) {
     g_callbacks_registered = true;
   }
   g_active = &state_->collected;
+  // Managed memory allocated before the unified-memory counters were first configured and
+  // enabled produced no migration records on the H200 (a lab allocates at setup, before its
+  // first trace): set them up now, once, with nothing to record.
+  if (configure_unified_memory() == CUPTI_SUCCESS) {
+    EnabledKinds kinds;
+    kinds.enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+  }
 }
 
 ActivityTracer::~ActivityTracer() {

@@ -43,6 +43,23 @@ std::string report_csv(const Report& r) {
     if (v.effective_bandwidth > 0) row(v.name, "", "effective_bandwidth_Bps", number(v.effective_bandwidth));
     if (v.roof_fraction > 0) row(v.name, "", "roof_fraction", number(v.roof_fraction));
     if (v.speedup > 0) row(v.name, "", "speedup", number(v.speedup));
+    if (v.timeline) {
+      const auto& s = v.timeline->summary;
+      for (const auto& [name, value] :
+           {std::pair{"span_s", s.span_seconds}, {"kernel_s", s.kernel_seconds},
+            {"transfer_s", s.transfer_seconds}, {"on_demand_s", s.on_demand_seconds},
+            {"overlap_fraction", s.overlap_fraction}, {"idle_fraction", s.idle_fraction},
+            {"exposed_transfer_fraction", s.exposed_transfer_fraction},
+            {"on_demand_fraction", s.on_demand_fraction},
+            {"migrated_htod_bytes", static_cast<double>(s.migrated_htod_bytes)},
+            {"migrated_dtoh_bytes", static_cast<double>(s.migrated_dtoh_bytes)}})
+        row(v.name, "timeline", name, number(value));
+      for (const auto& rate : s.rates)
+        row(v.name, "timeline",
+            fmt::format("bandwidth_Bps.{}.{}", rate.direction, rate.host_memory), number(rate.bandwidth));
+      if (v.timeline->diagnosis && !v.timeline->diagnosis->findings.empty())
+        row(v.name, "timeline", "principal_finding", v.timeline->diagnosis->findings.front().id);
+    }
     for (const auto& k : v.kernels) {
       const auto& a = k.attributes;
       if (a.block_threads > 0) {
@@ -60,14 +77,17 @@ std::string report_csv(const Report& r) {
 
 std::string findings_csv(const Report& r) {
   std::string out = csv_line({"lab", "variant", "kernel", "verdict", "rank", "finding", "severity", "score"});
-  for (const auto& v : r.variants)
-    for (const auto& k : v.kernels) {
-      if (!k.diagnosis) continue;
-      int rank = 1;
-      for (const auto& f : k.diagnosis->findings)
-        out += csv_line({r.lab.name, v.name, k.name, k.diagnosis->verdict, std::to_string(rank++),
-                         f.id, f.severity, number(f.score)});
-    }
+  const auto add = [&](const Variant& v, const std::string& where, const Diagnosis& d) {
+    int rank = 1;
+    for (const auto& f : d.findings)
+      out += csv_line({r.lab.name, v.name, where, d.verdict, std::to_string(rank++), f.id,
+                       f.severity, number(f.score)});
+  };
+  for (const auto& v : r.variants) {
+    if (v.timeline && v.timeline->diagnosis) add(v, "timeline", *v.timeline->diagnosis);
+    for (const auto& k : v.kernels)
+      if (k.diagnosis) add(v, k.name, *k.diagnosis);
+  }
   return out;
 }
 

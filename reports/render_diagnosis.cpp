@@ -70,42 +70,51 @@ std::string findings_text(const Diagnosis& d, const Style& style) {
   return out;
 }
 
-}  // namespace
-
-std::string render_diagnosis(const Report& report, const std::string& variant,
-                             const std::string& kernel, const Style& style) {
+// The header line, the overrides, the path and the findings of one diagnosis.
+std::string diagnosis_block(const std::string& title, const Diagnosis& d, const Style& style) {
   const bool markdown = style.table == TableStyle::markdown;
   const Style plain{};  // no colors inside Markdown code blocks
+  const std::string principal = d.findings.empty() ? "none" : d.findings.front().id;
+  std::string out = fmt::format("{}{} · verdict: {} · principal: {}\n", markdown ? "### " : "",
+                                title, d.verdict, paint(principal, Tone::strong, style));
+  if (!d.thresholds_overridden.empty()) {
+    std::string t;
+    for (const auto& [name, value] : d.thresholds_overridden)
+      t += fmt::format("{}{}={}", t.empty() ? "" : ", ", name, value);
+    out += "thresholds overridden: " + t + "\n";
+  }
+  if (markdown) return out + "\n```\n" + path_text(d, plain) + "```\n\n" + findings_text(d, plain);
+  return out + "\n" + path_text(d, style) + "\n" + findings_text(d, style);
+}
+
+}  // namespace
+
+// A traced variant shows its timeline's diagnosis first (`kernel` "timeline" selects it
+// alone); its kernels follow when they have counters.
+std::string render_diagnosis(const Report& report, const std::string& variant,
+                             const std::string& kernel, const Style& style) {
   std::string out;
+  const auto add = [&](const std::string& block) { out += (out.empty() ? "" : "\n") + block; };
   for (const auto& v : report.variants) {
     if (!variant.empty() && v.name != variant) continue;
     bool any = false;
+    const bool timeline = v.timeline && v.timeline->diagnosis;
+    if (timeline && (kernel.empty() || kernel == "timeline")) {
+      any = true;
+      add(diagnosis_block(fmt::format("{}/{} · timeline", report.lab.name, v.name),
+                          *v.timeline->diagnosis, style));
+    }
     for (const auto& k : v.kernels) {
       if (!kernel.empty() && k.name != kernel) continue;
+      if (!k.diagnosis && timeline) continue;  // a traced lab's kernels without counters
       any = true;
-      if (!out.empty()) out += "\n";
       if (!k.diagnosis) {
-        out += fmt::format("{}/{} · {}: not diagnosed: {}\n", report.lab.name, v.name, k.name,
-                           v.counters.note.empty() ? "no counters in the report"
-                                                   : v.counters.note);
+        add(fmt::format("{}/{} · {}: not diagnosed: {}\n", report.lab.name, v.name, k.name,
+                        v.counters.note.empty() ? "no counters in the report" : v.counters.note));
         continue;
       }
-      const auto& d = *k.diagnosis;
-      const std::string principal = d.findings.empty() ? "none" : d.findings.front().id;
-      out += fmt::format("{}{}/{} · {} · verdict: {} · principal: {}\n", markdown ? "### " : "",
-                         report.lab.name, v.name, k.name, d.verdict,
-                         paint(principal, Tone::strong, style));
-      if (!d.thresholds_overridden.empty()) {
-        std::string t;
-        for (const auto& [name, value] : d.thresholds_overridden)
-          t += fmt::format("{}{}={}", t.empty() ? "" : ", ", name, value);
-        out += "thresholds overridden: " + t + "\n";
-      }
-      if (markdown) {
-        out += "\n```\n" + path_text(d, plain) + "```\n\n" + findings_text(d, plain);
-      } else {
-        out += "\n" + path_text(d, style) + "\n" + findings_text(d, style);
-      }
+      add(diagnosis_block(fmt::format("{}/{} · {}", report.lab.name, v.name, k.name),
+                          *k.diagnosis, style));
     }
     if (!any && v.status == VariantStatus::skipped)
       out += fmt::format("{}/{}: skipped: {}\n", report.lab.name, v.name, v.skip_reason);

@@ -26,6 +26,7 @@ char symbol(const Activity& a) {
 struct Row {
   const char* label;
   std::string (*cell)(const Timeline&);
+  bool unified_memory = false;  // shown only where unified memory played a part
 };
 
 std::string fraction_or_dash(double value, bool meaningful) {
@@ -56,36 +57,51 @@ const Row kRows[] = {
        if (!t.unified_memory.available) return std::string("not measured");
        return fmt::format("{} · {}", fmtx::bytes(static_cast<double>(t.summary.on_demand_bytes)),
                           fmtx::percent(t.summary.on_demand_fraction));
-     }},
+     },
+     true},
     {"migrated host→device", [](const Timeline& t) {
        return t.unified_memory.available ? fmtx::bytes(static_cast<double>(t.summary.migrated_htod_bytes))
                                          : std::string("not measured");
-     }},
+     },
+     true},
     {"migrated device→host", [](const Timeline& t) {
        return t.unified_memory.available ? fmtx::bytes(static_cast<double>(t.summary.migrated_dtoh_bytes))
                                          : std::string("not measured");
-     }},
+     },
+     true},
     {"GPU page faults", [](const Timeline& t) {
        if (!t.unified_memory.available) return std::string("not measured");
        return t.unified_memory.gpu_page_faults ? fmtx::count(static_cast<double>(*t.unified_memory.gpu_page_faults))
                                                : std::string("not reported");
-     }},
+     },
+     true},
 };
 
 std::string render(const TextTable& table, const Style& style) {
   return style.table == TableStyle::markdown ? "\n" + table.render_markdown() + "\n" : table.render();
 }
 
+// Unified memory played a part: something migrated or faulted, or its counters were missing
+// (then the rows say "not measured").
+bool shows_unified_memory(const Timeline& t) {
+  const auto& um = t.unified_memory;
+  return !um.available || um.cpu_page_faults > 0 || um.gpu_page_faults ||
+         t.summary.migrated_htod_bytes + t.summary.migrated_dtoh_bytes > 0;
+}
+
 std::string figures_table(const Report& r, const Style& style) {
   std::vector<std::string> head{"timeline"};
   std::vector<const Timeline*> columns;
+  bool unified_memory = false;
   for (const auto& v : r.variants)
     if (v.timeline) {
       head.push_back(v.name);
       columns.push_back(&*v.timeline);
+      unified_memory = unified_memory || shows_unified_memory(*v.timeline);
     }
   TextTable table(head);
   for (const auto& row : kRows) {
+    if (row.unified_memory && !unified_memory) continue;
     std::vector<std::string> cells{row.label};
     for (const auto* t : columns) cells.push_back(row.cell(*t));
     table.add_row(cells);
