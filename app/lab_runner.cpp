@@ -183,22 +183,24 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
 }
 
 // One more launch of every measured variant, recorded by the activity tracer: a pass of its
-// own, after timing and before counters. The first launch of a kernel under tracing pays for
-// CUPTI's one-time setup of that kernel (on the H200, ~4 ms of idle GPU before the second of
-// 200 short kernels), so each variant is traced twice and the second trace is kept.
+// own, after timing and before counters. A warm-up launch runs first with tracing on (see
+// ActivityTracer::trace) and is left out; the lab prepares its inputs before each launch.
 void trace_variants(cupti::ActivityTracer& tracer, labs::LabRun& run, report::Report& r,
                     const RunSettings& settings, cudaStream_t stream) {
   for (auto& v : r.variants) {
     if (v.status == report::VariantStatus::skipped) continue;
     progress(settings, fmt::format("{}/{}: activity trace", r.lab.name, v.name));
-    for (int pass = 0; pass < 2; ++pass) {
+    const auto launch = [&] {
+      run.launch(v.name, stream);
+      GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+    };
+    run.prepare(v.name);
+    GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+    v.timeline = tracer.trace(launch, [&] {
+      launch();
       run.prepare(v.name);
       GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
-      v.timeline = tracer.trace([&] {
-        run.launch(v.name, stream);
-        GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
-      });
-    }
+    });
   }
 }
 

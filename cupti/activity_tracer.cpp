@@ -346,7 +346,10 @@ std::vector<Record> merge_migrations(std::vector<Record> records) {
   return out;
 }
 
-std::vector<Activity> assemble(std::vector<Record> records) {
+std::vector<Activity> assemble(std::vector<Record> records, std::uint64_t since) {
+  records.erase(std::remove_if(records.begin(), records.end(),
+                               [&](const Record& r) { return r.start < since; }),
+                records.end());
   std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
     if (a.start != b.start) return a.start < b.start;
     return a.activity.kind < b.activity.kind;
@@ -406,7 +409,8 @@ ActivityTracer::~ActivityTracer() {
   g_active = nullptr;
 }
 
-report::Timeline ActivityTracer::trace(const std::function<void()>& work) {
+report::Timeline ActivityTracer::trace(const std::function<void()>& work,
+                                       const std::function<void()>& warmup) {
   report::Timeline timeline;
   timeline.kernel_records = "concurrent";
   auto& um = timeline.unified_memory;
@@ -420,12 +424,17 @@ report::Timeline ActivityTracer::trace(const std::function<void()>& work) {
     std::lock_guard<std::mutex> lock(g_mutex);
     state_->collected = Collected{};  // what a failed earlier trace left
   }
+  std::uint64_t since = 0;  // activities that began earlier belong to the warm-up
   {
     EnabledKinds kinds;
     kinds.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     kinds.enable(CUPTI_ACTIVITY_KIND_MEMCPY);
     kinds.enable(CUPTI_ACTIVITY_KIND_MEMSET);
     if (um.available) kinds.enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    if (warmup) {
+      warmup();
+      GPULAB_CUPTI_CHECK(cuptiGetTimestamp(&since));
+    }
     const auto begin = std::chrono::steady_clock::now();
     work();
     timeline.trace_seconds =
@@ -438,7 +447,7 @@ report::Timeline ActivityTracer::trace(const std::function<void()>& work) {
     std::lock_guard<std::mutex> lock(g_mutex);
     got = std::exchange(state_->collected, Collected{});
   }
-  timeline.activities = assemble(std::move(got.records));
+  timeline.activities = assemble(std::move(got.records), since);
 
   um.cpu_page_faults = got.cpu_page_faults;
   if (got.gpu_page_faults > 0) {

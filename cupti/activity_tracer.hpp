@@ -21,12 +21,16 @@ class ActivityTracer {
   ActivityTracer(const ActivityTracer&) = delete;
   ActivityTracer& operator=(const ActivityTracer&) = delete;
 
-  // Runs `work` with tracing enabled. `work` must leave the device idle (synchronize) before
-  // it returns. Returns the activities sorted by start time, in seconds since the earliest one
-  // began; unified-memory migration records of one direction and cause that overlap or follow
-  // each other within a few microseconds are merged into one interval. The summary and the
-  // diagnosis are left empty (reports/ derives them).
-  report::Timeline trace(const std::function<void()>& work);
+  // Runs `warmup` (when given) and then `work` with tracing enabled, and returns what `work`
+  // did: the activities that began after `warmup` returned, sorted by start time, in seconds
+  // since the earliest one began. Unified-memory migration records of one direction and cause
+  // that overlap or follow each other within a few microseconds are merged into one interval.
+  // Both must leave the device idle (synchronize) before they return. The warm-up absorbs what
+  // enabling the trace costs the first launches (on the H200, ~4 ms of idle GPU after the
+  // first kernel of a traced sequence). The summary and the diagnosis are left empty
+  // (reports/ derives them).
+  report::Timeline trace(const std::function<void()>& work,
+                         const std::function<void()>& warmup = {});
 
  private:
   struct State;

@@ -52,7 +52,7 @@ const std::vector<ThresholdTraits> kThresholds = {
     {"um_faults.on_demand_fraction", 0.1,
      "share of a traced variant's time spent migrating pages on demand (after GPU page "
      "faults), from which faults count"},
-    {"launch_gaps.idle_fraction", 0.2,
+    {"launch_gaps.idle_fraction", 0.3,
      "share of a traced variant's time the GPU sits idle between kernels shorter than "
      "launch.duration_s, from which launch overhead counts"},
     {"divergence.threads_per_inst", 24,

@@ -6,7 +6,7 @@
 # OUT_DIR defaults to $OUT, else /tmp/gpulab-out. GPULAB_GIT_SHA names the revision when the
 # tree was copied without its .git folder. Leaves in OUT_DIR few files (a device tool may bring
 # back only eight): full.txt is not written here (tee the output yourself), transpose_h200.json,
-# reports.tgz (every lab's report, full metric set) and logs.tgz (everything else).
+# reports.tgz (every lab's report, diagnosed) and logs.tgz (everything else).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
 mkdir -p "$out"
@@ -59,9 +59,9 @@ note "selftest: exit $? in $(( ($(ms) - start) / 1000 )) s"
 step gpulab diagnose transpose --variant all
 $bin diagnose transpose --variant all | tee "$logs/diagnose_transpose.txt"
 
-step "gpulab run --all --metrics full (reports for the fixtures)"
+step "gpulab run --all --diagnose (reports for the fixtures: full counters; traced labs: timelines)"
 start=$(ms)
-timeout 300 $bin run --all --metrics full --json-dir "$reports" >"$logs/run_all.txt" 2>&1
+timeout 360 $bin run --all --diagnose --json-dir "$reports" >"$logs/run_all.txt" 2>&1
 rc=$?
 sed -n '/^summary:/,$p' "$logs/run_all.txt"
 note "run --all: exit $rc in $(( ($(ms) - start) / 1000 )) s"
