@@ -46,7 +46,7 @@ const std::vector<ThresholdTraits> kThresholds = {
      "share of SM time the partial last wave leaves idle, from which the tail counts"},
     {"launch.duration_s", 10e-6,
      "kernel duration (s) below which launch overhead is comparable to the work"},
-    {"transfers.exposed_fraction", 0.3,
+    {"transfers.exposed_fraction", 0.5,
      "share of a traced variant's time spent in host-device transfers that no kernel overlaps, "
      "from which transfers dominate"},
     {"um_faults.on_demand_fraction", 0.1,

@@ -53,6 +53,8 @@ const Row kRows[] = {
     {"registers / thread", Source::attribute, "registers_per_thread"},
     {"shared memory / block", Source::attribute, "shared_bytes"},
     {"local memory / thread", Source::attribute, "local_bytes_per_thread"},
+    {"spill stores (ptxas)", Source::attribute, "spill_store_bytes"},
+    {"spill loads (ptxas)", Source::attribute, "spill_load_bytes"},
 };
 
 // Metrics the curated rows do not show on their own (they feed derived rows).
@@ -70,6 +72,10 @@ std::optional<std::string> attribute_cell(const Kernel& k, const std::string& ke
     return fmtx::bytes(static_cast<double>(a.static_shared_bytes + a.dynamic_shared_bytes));
   if (key == "local_bytes_per_thread")
     return fmtx::bytes(static_cast<double>(a.local_bytes_per_thread));
+  if (key == "spill_store_bytes" && a.spill_store_bytes)
+    return fmtx::bytes(static_cast<double>(*a.spill_store_bytes));
+  if (key == "spill_load_bytes" && a.spill_load_bytes)
+    return fmtx::bytes(static_cast<double>(*a.spill_load_bytes));
   return std::nullopt;
 }
 

@@ -87,5 +87,30 @@ TEST(TransposeFixture, TextRenderingShowsEveryVariantBaselineFirst) {
   EXPECT_EQ(text.find("failed"), std::string::npos);
 }
 
+// The spill lab's report carries what ptxas said of each kernel at build time.
+TEST(SpillFixture, ShowsPtxasSpillsOnlyForTheCappedKernel) {
+  const auto r = load_report(std::string(GPULAB_FIXTURES_DIR) + "/labs/spill.json");
+  const auto& capped = r.find_variant("capped")->kernels.at(0).attributes;
+  const auto& uncapped = r.find_variant("uncapped")->kernels.at(0).attributes;
+  ASSERT_TRUE(capped.spill_store_bytes && capped.spill_load_bytes);
+  EXPECT_GT(*capped.spill_store_bytes, 0);
+  EXPECT_GT(*capped.spill_load_bytes, 0);
+  EXPECT_EQ(uncapped.spill_store_bytes.value_or(-1), 0);
+  const std::string text = render_text(r);
+  EXPECT_NE(text.find("spill stores (ptxas)"), std::string::npos) << text;
+}
+
+// The streams lab's report: a timeline per variant, rendered with its figures and chart.
+TEST(StreamsFixture, TimelinesShowOverlapOnlyWhereStreamsOverlap) {
+  const auto r = load_report(std::string(GPULAB_FIXTURES_DIR) + "/labs/streams.json");
+  for (const auto& v : r.variants) ASSERT_TRUE(v.timeline.has_value()) << v.name;
+  EXPECT_LT(r.find_variant("serial-pinned")->timeline->summary.overlap_fraction, 0.05);
+  EXPECT_GT(r.find_variant("overlapped")->timeline->summary.overlap_fraction, 0.5);
+  const std::string text = render_text(r);
+  EXPECT_NE(text.find("overlap (kernels with transfers)"), std::string::npos) << text;
+  EXPECT_NE(text.find("stream "), std::string::npos) << text;
+  EXPECT_EQ(text.find("eff. bandwidth"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace gpulab::report

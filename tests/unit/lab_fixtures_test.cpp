@@ -1,5 +1,5 @@
-// Every lab's report recorded on the H200 (tests/fixtures/labs, `gpulab run --all --metrics
-// full`), read and diagnosed offline: the checks passed there, and the decision tree gives
+// Every lab's report recorded on the H200 (tests/fixtures/labs, `gpulab run --all --diagnose`:
+// full counters, and timelines for the traced labs), read and diagnosed again offline: the checks passed there, and the decision tree gives
 // each variant the principal finding its lab expects. This is `gpulab selftest` on recorded
 // numbers, so CI notices when a change to the tree breaks an expectation.
 #include <gtest/gtest.h>
@@ -31,7 +31,12 @@ TEST_P(LabFixture, RecordedOnTheH200WithEveryCheckPassed) {
   ASSERT_EQ(r.variants.size(), spec.variants.size());
   for (const auto& v : r.variants) {
     EXPECT_EQ(v.check.status, report::CheckStatus::passed) << v.name << ": " << v.check.message;
-    EXPECT_TRUE(v.counters.collected) << v.name;
+    if (spec.traced) {
+      ASSERT_TRUE(v.timeline.has_value()) << v.name;
+      EXPECT_GT(v.timeline->summary.span_seconds, 0) << v.name;
+    } else {
+      EXPECT_TRUE(v.counters.collected) << v.name;
+    }
   }
   EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
   EXPECT_FALSE(report::render_text(r).empty());
