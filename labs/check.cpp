@@ -6,6 +6,23 @@
 #include <fmt/format.h>
 
 namespace gpulab::labs {
+namespace {
+
+// Relative error, status and message, once every element has been compared. `first_mismatch`
+// describes the first element that differs (called only when one does).
+template <typename Describe>
+void conclude(report::Check& check, double max_ref, Describe first_mismatch) {
+  check.max_rel_error = max_ref > 0 ? check.max_abs_error / max_ref : check.max_abs_error;
+  if (check.mismatches == 0) {
+    check.status = report::CheckStatus::passed;
+    return;
+  }
+  check.status = report::CheckStatus::failed;
+  check.message = fmt::format("{} of {} elements differ; first at index {}", check.mismatches,
+                              check.elements, first_mismatch());
+}
+
+}  // namespace
 
 report::Check compare(const float* got, const float* ref, std::size_t n, Tolerance tol) {
   report::Check check;
@@ -30,14 +47,9 @@ report::Check compare(const float* got, const float* ref, std::size_t n, Toleran
       check.max_abs_error = std::max(check.max_abs_error, err);
     }
   }
-  check.max_rel_error = max_ref > 0 ? check.max_abs_error / max_ref : check.max_abs_error;
-  if (check.mismatches == 0) {
-    check.status = report::CheckStatus::passed;
-  } else {
-    check.status = report::CheckStatus::failed;
-    check.message = fmt::format("{} of {} elements differ; first at index {}: got {}, expected {}",
-                                check.mismatches, n, first_bad, got[first_bad], ref[first_bad]);
-  }
+  conclude(check, max_ref, [&] {
+    return fmt::format("{}: got {}, expected {}", first_bad, got[first_bad], ref[first_bad]);
+  });
   return check;
 }
 
@@ -55,15 +67,10 @@ report::Check compare_exact(const std::uint32_t* got, const std::uint32_t* ref, 
     const double err = std::fabs(static_cast<double>(got[i]) - static_cast<double>(ref[i]));
     check.max_abs_error = std::max(check.max_abs_error, err);
   }
-  check.max_rel_error = max_ref > 0 ? check.max_abs_error / max_ref : check.max_abs_error;
-  if (check.mismatches == 0) {
-    check.status = report::CheckStatus::passed;
-  } else {
-    check.status = report::CheckStatus::failed;
-    check.message =
-        fmt::format("{} of {} elements differ; first at index {}: got {:#010x}, expected {:#010x}",
-                    check.mismatches, n, first_bad, got[first_bad], ref[first_bad]);
-  }
+  conclude(check, max_ref, [&] {
+    return fmt::format("{}: got {:#010x}, expected {:#010x}", first_bad, got[first_bad],
+                       ref[first_bad]);
+  });
   return check;
 }
 

@@ -1,4 +1,4 @@
-// Move-only owners of device memory and of CUDA streams and events.
+// Move-only owners of device, pinned and managed memory, and of CUDA streams and events.
 #pragma once
 
 #include <cstddef>
@@ -10,24 +10,36 @@
 
 namespace gpulab::labs {
 
-template <typename T>
-class DeviceBuffer {
+// Where a buffer's memory lives, and so how it is allocated and freed.
+enum class Memory {
+  device,   // cudaMalloc
+  pinned,   // cudaMallocHost: page-locked host memory the copy engines read and write directly
+  managed,  // cudaMallocManaged: one address for host and device, pages migrate on demand
+};
+
+template <typename T, Memory kind>
+class Buffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t count) : count_(count) {
-    if (count > 0) GPULAB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()));
+  Buffer() = default;
+  explicit Buffer(std::size_t count) : count_(count) {
+    if (count == 0) return;
+    void** out = reinterpret_cast<void**>(&ptr_);
+    if constexpr (kind == Memory::device) GPULAB_CUDA_CHECK(cudaMalloc(out, bytes()));
+    if constexpr (kind == Memory::pinned) GPULAB_CUDA_CHECK(cudaMallocHost(out, bytes()));
+    if constexpr (kind == Memory::managed)
+      GPULAB_CUDA_CHECK(cudaMallocManaged(out, bytes(), cudaMemAttachGlobal));
   }
-  ~DeviceBuffer() { release(); }
-  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+  ~Buffer() { release(); }
+  Buffer(Buffer&& other) noexcept { swap(other); }
+  Buffer& operator=(Buffer&& other) noexcept {
     if (this != &other) {
       release();
       swap(other);
     }
     return *this;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
 
   T* get() const { return ptr_; }
   std::size_t size() const { return count_; }
@@ -35,11 +47,16 @@ class DeviceBuffer {
 
  private:
   void release() noexcept {
-    if (ptr_) GPULAB_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
+    if (ptr_) {
+      if constexpr (kind == Memory::pinned)
+        GPULAB_CUDA_CHECK_NOEXCEPT(cudaFreeHost(ptr_));
+      else
+        GPULAB_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
+    }
     ptr_ = nullptr;
     count_ = 0;
   }
-  void swap(DeviceBuffer& other) noexcept {
+  void swap(Buffer& other) noexcept {
     std::swap(ptr_, other.ptr_);
     std::swap(count_, other.count_);
   }
@@ -48,9 +65,21 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+template <typename T>
+using DeviceBuffer = Buffer<T, Memory::device>;
+template <typename T>
+using PinnedBuffer = Buffer<T, Memory::pinned>;
+template <typename T>
+using ManagedBuffer = Buffer<T, Memory::managed>;
+
+// Non-blocking by default (it does not synchronize with the legacy default stream); with
+// cudaStreamDefault it does, which is how a traced lab's streams stay inside the default
+// stream's timing events.
 class CudaStream {
  public:
-  CudaStream() { GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  explicit CudaStream(unsigned flags = cudaStreamNonBlocking) {
+    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, flags));
+  }
   ~CudaStream() {
     if (stream_) GPULAB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
   }
@@ -66,12 +95,17 @@ class CudaStream {
   cudaStream_t stream_ = nullptr;
 };
 
+// With cudaEventDisableTiming, an event that only orders streams (cheaper to record and wait on).
 class CudaEvent {
  public:
-  CudaEvent() { GPULAB_CUDA_CHECK(cudaEventCreate(&event_)); }
+  explicit CudaEvent(unsigned flags = cudaEventDefault) {
+    GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags));
+  }
   ~CudaEvent() {
     if (event_) GPULAB_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event_));
   }
+  CudaEvent(CudaEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  CudaEvent& operator=(CudaEvent&&) = delete;
   CudaEvent(const CudaEvent&) = delete;
   CudaEvent& operator=(const CudaEvent&) = delete;
 

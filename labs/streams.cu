@@ -99,79 +99,6 @@ void fill_words(std::vector<std::uint32_t>& data, std::uint64_t seed) {
   });
 }
 
-// ---- owners of what only this lab uses ----------------------------------------------------------
-
-// Page-locked host memory (cudaMallocHost): the copy engines read and write it directly.
-template <typename T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count) : count_(count) {
-    if (count > 0) GPULAB_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), bytes()));
-  }
-  ~PinnedBuffer() { release(); }
-  PinnedBuffer(PinnedBuffer&& other) noexcept
-      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-    if (this != &other) {
-      release();
-      ptr_ = std::exchange(other.ptr_, nullptr);
-      count_ = std::exchange(other.count_, 0);
-    }
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  T* get() const { return ptr_; }
-  std::size_t bytes() const { return count_ * sizeof(T); }
-
- private:
-  void release() noexcept {
-    if (ptr_) GPULAB_CUDA_CHECK_NOEXCEPT(cudaFreeHost(ptr_));
-    ptr_ = nullptr;
-    count_ = 0;
-  }
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
-};
-
-// A stream created with cudaStreamCreate's default flags: blocking, so it also waits for the
-// legacy default stream's earlier work and holds up that stream's later work.
-class BlockingStream {
- public:
-  BlockingStream() { GPULAB_CUDA_CHECK(cudaStreamCreate(&stream_)); }
-  ~BlockingStream() {
-    if (stream_) GPULAB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
-  }
-  BlockingStream(BlockingStream&& other) noexcept
-      : stream_(std::exchange(other.stream_, nullptr)) {}
-  BlockingStream& operator=(BlockingStream&&) = delete;
-  BlockingStream(const BlockingStream&) = delete;
-  BlockingStream& operator=(const BlockingStream&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
-// An event used only to order streams (no timestamp: cheaper to record and wait on).
-class OrderingEvent {
- public:
-  OrderingEvent() { GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
-  ~OrderingEvent() {
-    if (event_) GPULAB_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event_));
-  }
-  OrderingEvent(OrderingEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-  OrderingEvent& operator=(OrderingEvent&&) = delete;
-  OrderingEvent(const OrderingEvent&) = delete;
-  OrderingEvent& operator=(const OrderingEvent&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
 // ---- the variants -------------------------------------------------------------------------------
 
 // How a variant orders the chunks' copies and kernels.
@@ -241,8 +168,8 @@ class StreamsRun final : public LabRun {
     // program that pipelines its copies keeps its streams. No more streams than chunks.
     const int used = std::min<int>(streams, static_cast<int>(chunks_.size()));
     for (int s = 0; s < used; ++s) {
-      lanes_.emplace_back();
-      lane_done_.emplace_back();
+      lanes_.emplace_back(cudaStreamDefault);  // blocking: ordered with the legacy stream
+      lane_done_.emplace_back(cudaEventDisableTiming);
     }
   }
 
@@ -365,9 +292,9 @@ class StreamsRun final : public LabRun {
   std::vector<std::uint32_t> pageable_in_, pageable_out_;
   PinnedBuffer<std::uint32_t> pinned_in_, pinned_out_;
   DeviceBuffer<std::uint32_t> device_in_, device_out_;
-  std::vector<BlockingStream> lanes_;     // the overlapped variant's streams
-  std::vector<OrderingEvent> lane_done_;  // one per lane: its last chunk is done
-  OrderingEvent fork_;                    // the work before the overlapped variant is done
+  std::vector<CudaStream> lanes_;     // the overlapped variant's streams
+  std::vector<CudaEvent> lane_done_;  // one per lane: its last chunk is done
+  CudaEvent fork_{cudaEventDisableTiming};                    // the work before the overlapped variant is done
   std::vector<std::uint32_t> reference_;
 };
 

@@ -60,59 +60,6 @@ __global__ void scale_shift(const float* __restrict__ x, float* __restrict__ y, 
   if (i < n) y[i] = transform(x[i]);
 }
 
-// ---- owners of what only this lab uses ----------------------------------------------------------
-
-// Memory from cudaMallocManaged or cudaMallocHost, freed with the matching call.
-enum class HostVisible { managed, pinned };
-
-class HostVisibleBuffer {
- public:
-  HostVisibleBuffer() = default;
-  HostVisibleBuffer(std::size_t count, HostVisible kind) : count_(count), kind_(kind) {
-    if (count == 0) return;
-    if (kind_ == HostVisible::managed)
-      GPULAB_CUDA_CHECK(
-          cudaMallocManaged(reinterpret_cast<void**>(&ptr_), bytes(), cudaMemAttachGlobal));
-    else
-      GPULAB_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), bytes()));
-  }
-  ~HostVisibleBuffer() { release(); }
-  HostVisibleBuffer(HostVisibleBuffer&& other) noexcept { swap(other); }
-  HostVisibleBuffer& operator=(HostVisibleBuffer&& other) noexcept {
-    if (this != &other) {
-      release();
-      swap(other);
-    }
-    return *this;
-  }
-  HostVisibleBuffer(const HostVisibleBuffer&) = delete;
-  HostVisibleBuffer& operator=(const HostVisibleBuffer&) = delete;
-
-  float* get() const { return ptr_; }
-  std::size_t bytes() const { return count_ * sizeof(float); }
-
- private:
-  void release() noexcept {
-    if (ptr_) {
-      if (kind_ == HostVisible::managed)
-        GPULAB_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
-      else
-        GPULAB_CUDA_CHECK_NOEXCEPT(cudaFreeHost(ptr_));
-    }
-    ptr_ = nullptr;
-    count_ = 0;
-  }
-  void swap(HostVisibleBuffer& other) noexcept {
-    std::swap(ptr_, other.ptr_);
-    std::swap(count_, other.count_);
-    std::swap(kind_, other.kind_);
-  }
-
-  float* ptr_ = nullptr;
-  std::size_t count_ = 0;
-  HostVisible kind_ = HostVisible::managed;
-};
-
 // ---- the variants -------------------------------------------------------------------------------
 
 // Where a variant's kernel reads its input from, and what it does before the kernel.
@@ -181,10 +128,10 @@ class UnifiedMemoryRun final : public LabRun {
     fill_uniform(host_x_, seed);
     // The CPU writes every input: managed pages are first touched, and so placed, on the host.
     for (auto& buffer : managed_) {
-      buffer = HostVisibleBuffer(n_, HostVisible::managed);
+      buffer = ManagedBuffer<float>(n_);
       std::memcpy(buffer.get(), host_x_.data(), buffer.bytes());
     }
-    pinned_x_ = HostVisibleBuffer(n_, HostVisible::pinned);
+    pinned_x_ = PinnedBuffer<float>(n_);
     std::memcpy(pinned_x_.get(), host_x_.data(), pinned_x_.bytes());
     device_x_ = DeviceBuffer<float>(n_);
     y_ = DeviceBuffer<float>(n_);
@@ -312,8 +259,8 @@ class UnifiedMemoryRun final : public LabRun {
   int device_ = 0;
   bool concurrent_managed_access_ = false;
   std::vector<float> host_x_;
-  HostVisibleBuffer managed_[kManagedBuffers];  // on-demand, prefetch, advise-read-mostly
-  HostVisibleBuffer pinned_x_;                  // explicit's host input
+  ManagedBuffer<float> managed_[kManagedBuffers];  // on-demand, prefetch, advise-read-mostly
+  PinnedBuffer<float> pinned_x_;                 // explicit's host input
   DeviceBuffer<float> device_x_;                // explicit's device input
   DeviceBuffer<float> y_;
   std::uint32_t host_reads_ = 0;  // what prepare() read, folded

@@ -9,28 +9,10 @@
 # reports.tgz (every lab's report, diagnosed) and logs.tgz (everything else).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
-mkdir -p "$out"
-logs=$(mktemp -d)
-reports=$(mktemp -d)
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export PATH=/usr/local/cuda/bin:$PATH
-build=build-gpu
-bin=$build/gpulab
-summary=()
-note() { summary+=("$1"); echo "== $1"; }
-step() { echo; echo "== $*"; }
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
+source "$(dirname "$0")/h200_common.sh"
 
 step build
-start=$(ms)
-if ! { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-         ${GPULAB_GIT_SHA:+-DGPULAB_GIT_SHA=$GPULAB_GIT_SHA} && ninja -C $build; } \
-    >"$logs/build.log" 2>&1; then
-  tail -40 "$logs/build.log"
-  echo "BUILD FAILED"
-  exit 1
-fi
-note "build: ok in $(( ($(ms) - start) / 1000 )) s"
+build_gpulab
 cuobjdump --list-elf $bin | sed 's/^/   /'
 cuobjdump --list-ptx $bin | sed 's/^/   /'
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv

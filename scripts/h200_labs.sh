@@ -8,26 +8,9 @@
 set -uo pipefail
 labs=${1:?usage: h200_labs.sh LAB[,LAB...] [OUT_DIR]}
 out=${2:-${OUT:-/tmp/gpulab-out}}
-mkdir -p "$out"
-logs=$(mktemp -d)
-reports=$(mktemp -d)
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export PATH=/usr/local/cuda/bin:$PATH
-build=build-gpu
-bin=$build/gpulab
-summary=()
-note() { summary+=("$1"); echo "== $1"; }
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
+source "$(dirname "$0")/h200_common.sh"
 
-start=$(ms)
-if ! { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-         ${GPULAB_GIT_SHA:+-DGPULAB_GIT_SHA=$GPULAB_GIT_SHA} && ninja -C $build; } \
-    >"$logs/build.log" 2>&1; then
-  tail -40 "$logs/build.log"
-  echo "BUILD FAILED"
-  exit 1
-fi
-note "build: ok in $(( ($(ms) - start) / 1000 )) s"
+build_gpulab
 
 # GoogleTest suite names are the lab names in CamelCase: streams -> StreamsGpu.*
 filter=""
@@ -35,7 +18,7 @@ for lab in ${labs//,/ }; do
   suite=$(echo "$lab" | sed -E 's/(^|-)([a-z])/\U\2/g')
   filter+="${filter:+:}${suite}Gpu.*"
 done
-echo; echo "== GPU tests: $filter"
+step "GPU tests: $filter"
 start=$(ms)
 timeout 400 $build/tests/gpulab_gpu_tests --gtest_brief=1 --gtest_filter="$filter" \
     >"$logs/gpu_tests.log" 2>&1
@@ -45,13 +28,13 @@ grep -E "Failure|Expected|Which is|actual|evaluates to|^\[  (PASSED|FAILED|SKIPP
 note "GPU tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/gpu_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/gpu_tests.log" | tail -1)"
 
 for lab in ${labs//,/ }; do
-  echo; echo "== gpulab run $lab --diagnose"
+  step "gpulab run $lab --diagnose"
   start=$(ms)
   timeout 300 $bin run "$lab" --diagnose --json "$reports/$lab.json" 2>&1 | tee "$logs/run_$lab.txt"
   note "run $lab: exit ${PIPESTATUS[0]} in $(( ($(ms) - start) / 1000 )) s"
 done
 
-echo; echo "== gpulab selftest --labs $labs"
+step "gpulab selftest --labs $labs"
 timeout 300 $bin selftest --labs "$labs" 2>&1 | tee "$logs/selftest.txt"
 note "selftest: $(tail -1 "$logs/selftest.txt")"
 

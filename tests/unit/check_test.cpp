@@ -47,5 +47,18 @@ TEST(Compare, ExactToleranceRejectsOneUlp) {
   EXPECT_EQ(compare(got.data(), ref.data(), 1, {0, 0}).status, report::CheckStatus::failed);
 }
 
+TEST(CompareExact, IntegersMatchOrNameTheFirstDifference) {
+  const std::vector<std::uint32_t> ref{7u, 0xDEADBEEFu, 42u, 9u};
+  EXPECT_EQ(compare_exact(ref.data(), ref.data(), ref.size()).status, report::CheckStatus::passed);
+  std::vector<std::uint32_t> got = ref;
+  got[2] = 0xFFFFFFFFu;  // the poison pattern
+  got[3] = 10u;
+  const auto c = compare_exact(got.data(), ref.data(), ref.size());
+  EXPECT_EQ(c.status, report::CheckStatus::failed);
+  EXPECT_EQ(c.mismatches, 2u);
+  EXPECT_EQ(c.elements, 4u);
+  EXPECT_EQ(c.message, "2 of 4 elements differ; first at index 2: got 0xffffffff, expected 0x0000002a");
+}
+
 }  // namespace
 }  // namespace gpulab::labs

@@ -152,7 +152,7 @@ TEST(JsonOutput, EveryCommandPrintsOnlyJson) {
         "compare " + kFixture + " --variants naive,padded --format json"}) {
     const auto out = sh(kBinary + " " + args + " 2>/dev/null");
     EXPECT_EQ(out.code, 0) << args;
-    EXPECT_NO_THROW((void)nlohmann::json::parse(out.text)) << args << "\n" << out.text.substr(0, 200);
+    EXPECT_TRUE(nlohmann::json::accept(out.text)) << args << "\n" << out.text.substr(0, 200);
   }
 }
 
