@@ -11,6 +11,7 @@
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
+#include "reports/timeline.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -35,21 +36,48 @@ std::string label_of(const std::string& name) {
   return name;
 }
 
+// Fills the verdict of a delta whose values are set; `same` says whether two present values
+// count as unchanged.
+template <typename Same>
+void judge(MetricDelta& out, Same same) {
+  if (out.a && !out.b) {
+    out.verdict = Verdict::removed;
+  } else if (!out.a && out.b) {
+    out.verdict = Verdict::added;
+  } else if (out.a && out.b) {
+    if (*out.a != 0) out.change = (*out.b - *out.a) / std::fabs(*out.a);
+    out.verdict = same(*out.a, *out.b) ? Verdict::same : Verdict::changed;
+  }
+}
+
 MetricDelta delta(const std::string& name, const Kernel* a, const Kernel* b) {
   MetricDelta out;
   out.name = name;
   out.label = label_of(name);
   if (a) out.a = value_of(*a, name);
   if (b) out.b = value_of(*b, name);
-  if (out.a && !out.b) {
-    out.verdict = Verdict::removed;
-  } else if (!out.a && out.b) {
-    out.verdict = Verdict::added;
-  } else if (out.a && out.b) {
-    const double diff = *out.b - *out.a;
-    if (*out.a != 0) out.change = diff / std::fabs(*out.a);
-    const bool same = *out.a == 0 ? *out.b == 0 : std::fabs(out.change) <= metric_tolerance(name);
-    out.verdict = same ? Verdict::same : Verdict::changed;
+  judge(out, [&](double x, double y) {
+    return x == 0 ? y == 0 : std::fabs(out.change) <= metric_tolerance(name);
+  });
+  return out;
+}
+
+std::vector<MetricDelta> timeline_deltas(const Variant* a, const Variant* b) {
+  const Timeline* ta = a && a->timeline ? &*a->timeline : nullptr;
+  const Timeline* tb = b && b->timeline ? &*b->timeline : nullptr;
+  std::vector<MetricDelta> out;
+  if (!ta && !tb) return out;
+  for (const auto& figure : timeline_figures()) {
+    MetricDelta d;
+    d.name = d.label = figure.name;
+    if (ta) d.a = figure.get(ta->summary);
+    if (tb) d.b = figure.get(tb->summary);
+    const bool fraction = figure.unit == metrics::Unit::fraction;
+    judge(d, [&](double x, double y) {
+      if (fraction) return std::fabs(y - x) <= kTimelineFractionTolerance;
+      return x == 0 ? y == 0 : std::fabs(d.change) <= kTimelineTolerance;
+    });
+    out.push_back(std::move(d));
   }
   return out;
 }
@@ -138,6 +166,7 @@ VariantComparison compare_variant(const std::string& lab, const Variant* a, cons
     }
   }
   out.kernels = kernel_deltas(a, b, by_order, options);
+  out.timeline = timeline_deltas(a, b);
   compare_findings(a, b, out);
   return out;
 }

@@ -51,6 +51,8 @@ struct VariantComparison {
   double noise = 0;    // the relative band inside which the change counts as "same"
   Verdict verdict = Verdict::same;
   std::vector<KernelDelta> kernels;
+  // Timeline figures (reports/timeline.hpp), when either side was traced.
+  std::vector<MetricDelta> timeline;
   // Diagnosis findings (ids) that B no longer has, that B newly has, and that both have.
   std::vector<std::string> findings_resolved, findings_introduced, findings_unchanged;
 };
@@ -74,6 +76,11 @@ std::vector<std::string> default_compare_metrics();
 
 // Relative tolerance within which a metric counts as unchanged.
 double metric_tolerance(const std::string& name);
+
+// Timeline figures vary with what else the machine does: a fraction counts as unchanged within
+// kTimelineFractionTolerance (absolute), any other figure within kTimelineTolerance (relative).
+inline constexpr double kTimelineFractionTolerance = 0.05;
+inline constexpr double kTimelineTolerance = 0.10;
 
 // Compares A with B variant by variant (matched by lab and variant name; kernels by name and
 // launch order). Variants present on one side only are listed as added or removed.

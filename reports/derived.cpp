@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "reports/timeline.hpp"
+
 namespace gpulab::report {
 namespace {
 
@@ -76,6 +78,7 @@ const DerivedTraits* find_derived(const std::string& name) {
 metrics::Unit unit_of(const std::string& name) {
   if (const auto* raw = metrics::find(name)) return raw->unit;
   if (const auto* derived = find_derived(name)) return derived->unit;
+  if (const auto* figure = find_timeline_figure(name)) return figure->unit;
   return metrics::Unit::ratio;
 }
 

@@ -44,7 +44,8 @@ struct DerivedTraits {
 const std::vector<DerivedTraits>& derived_catalogue();
 const DerivedTraits* find_derived(const std::string& name);
 
-// The unit of a raw (catalogue) or derived metric; ratio for names gpulab does not know.
+// The unit of a raw (catalogue) or derived metric, or of a timeline figure; ratio for names
+// gpulab does not know.
 metrics::Unit unit_of(const std::string& name);
 
 // Derives one kernel's metrics. `model` is the work of the whole variant: pass it only when the

@@ -70,6 +70,10 @@ nlohmann::json variant_json(const VariantComparison& v) {
                          {"tolerance", metric_tolerance(m.name)}});
     kernels.push_back({{"name", k.name}, {"name_b", k.name_b}, {"metrics", metrics}});
   }
+  nlohmann::json timeline = nlohmann::json::array();
+  for (const auto& m : v.timeline)
+    timeline.push_back({{"name", m.name}, {"a", optional_json(m.a)}, {"b", optional_json(m.b)},
+                        {"change", m.change}, {"verdict", to_string(m.verdict)}});
   return {{"lab", v.lab},
           {"variant_a", v.variant_a},
           {"variant_b", v.variant_b},
@@ -80,6 +84,7 @@ nlohmann::json variant_json(const VariantComparison& v) {
           {"noise", v.noise},
           {"verdict", to_string(v.verdict)},
           {"kernels", kernels},
+          {"timeline", timeline},
           {"findings",
            {{"resolved", v.findings_resolved},
             {"introduced", v.findings_introduced},
@@ -103,19 +108,22 @@ std::string render_comparison(const Comparison& c, const Style& style) {
   }
   out += render(times, style);
 
+  const auto deltas_table = [&](const std::string& title, const std::vector<MetricDelta>& deltas) {
+    out += "\n" + heading(title, style);
+    TextTable table({"metric", "A", "B", "change", "verdict"});
+    for (const auto& m : deltas)
+      table.add_row({m.label, value_or_dash(m.a, m.name), value_or_dash(m.b, m.name),
+                     m.a && m.b && *m.a != 0 ? signed_percent(m.change) : "-",
+                     to_string(m.verdict)});
+    out += render(table, style);
+  };
   for (const auto& v : c.variants) {
+    if (!v.timeline.empty()) deltas_table(fmt::format("{}: timeline", variant_name(v)), v.timeline);
     for (const auto& k : v.kernels) {
       if (k.metrics.empty()) continue;
       const std::string kernel =
           k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b;
-      out += "\n" + heading(fmt::format("{}: {}", variant_name(v), kernel), style);
-      TextTable table({"metric", "A", "B", "change", "verdict"});
-      for (const auto& m : k.metrics) {
-        table.add_row({m.label, value_or_dash(m.a, m.name), value_or_dash(m.b, m.name),
-                       m.a && m.b && *m.a != 0 ? signed_percent(m.change) : "-",
-                       to_string(m.verdict)});
-      }
-      out += render(table, style);
+      deltas_table(fmt::format("{}: {}", variant_name(v), kernel), k.metrics);
     }
     const bool any_findings = !v.findings_resolved.empty() || !v.findings_introduced.empty() ||
                               !v.findings_unchanged.empty();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/timeline.hpp"
+
 namespace gpulab::report {
 namespace {
 
@@ -45,15 +47,7 @@ std::string report_csv(const Report& r) {
     if (v.speedup > 0) row(v.name, "", "speedup", number(v.speedup));
     if (v.timeline) {
       const auto& s = v.timeline->summary;
-      for (const auto& [name, value] :
-           {std::pair{"span_s", s.span_seconds}, {"kernel_s", s.kernel_seconds},
-            {"transfer_s", s.transfer_seconds}, {"on_demand_s", s.on_demand_seconds},
-            {"overlap_fraction", s.overlap_fraction}, {"idle_fraction", s.idle_fraction},
-            {"exposed_transfer_fraction", s.exposed_transfer_fraction},
-            {"on_demand_fraction", s.on_demand_fraction},
-            {"migrated_htod_bytes", static_cast<double>(s.migrated_htod_bytes)},
-            {"migrated_dtoh_bytes", static_cast<double>(s.migrated_dtoh_bytes)}})
-        row(v.name, "timeline", name, number(value));
+      for (const auto& figure : timeline_figures()) row(v.name, "timeline", figure.name, number(figure.get(s)));
       for (const auto& rate : s.rates)
         row(v.name, "timeline",
             fmt::format("bandwidth_Bps.{}.{}", rate.direction, rate.host_memory), number(rate.bandwidth));

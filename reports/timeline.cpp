@@ -77,7 +77,32 @@ std::vector<CopyRate> copy_rates(const std::vector<Activity>& activities) {
   return out;
 }
 
+using U = metrics::Unit;
+const std::vector<TimelineFigure> kFigures = {
+    {"span_seconds", U::seconds, [](const TimelineSummary& s) { return s.span_seconds; }},
+    {"kernel_seconds", U::seconds, [](const TimelineSummary& s) { return s.kernel_seconds; }},
+    {"transfer_seconds", U::seconds, [](const TimelineSummary& s) { return s.transfer_seconds; }},
+    {"on_demand_seconds", U::seconds, [](const TimelineSummary& s) { return s.on_demand_seconds; }},
+    {"overlap_fraction", U::fraction, [](const TimelineSummary& s) { return s.overlap_fraction; }},
+    {"exposed_transfer_fraction", U::fraction,
+     [](const TimelineSummary& s) { return s.exposed_transfer_fraction; }},
+    {"idle_fraction", U::fraction, [](const TimelineSummary& s) { return s.idle_fraction; }},
+    {"on_demand_fraction", U::fraction, [](const TimelineSummary& s) { return s.on_demand_fraction; }},
+    {"migrated_htod_bytes", U::bytes,
+     [](const TimelineSummary& s) { return static_cast<double>(s.migrated_htod_bytes); }},
+    {"migrated_dtoh_bytes", U::bytes,
+     [](const TimelineSummary& s) { return static_cast<double>(s.migrated_dtoh_bytes); }},
+};
+
 }  // namespace
+
+const std::vector<TimelineFigure>& timeline_figures() { return kFigures; }
+
+const TimelineFigure* find_timeline_figure(const std::string& name) {
+  auto it = std::find_if(kFigures.begin(), kFigures.end(),
+                         [&](const TimelineFigure& f) { return name == f.name; });
+  return it == kFigures.end() ? nullptr : &*it;
+}
 
 TimelineSummary summarize(const Timeline& timeline) {
   TimelineSummary s;

@@ -4,9 +4,22 @@
 // (cupti/activity_tracer.hpp) records the activities.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "cupti/metric_catalogue.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {
+
+// The figures of a summary that CSV output and comparisons list, in that order.
+struct TimelineFigure {
+  const char* name;
+  metrics::Unit unit;
+  double (*get)(const TimelineSummary&);
+};
+const std::vector<TimelineFigure>& timeline_figures();
+const TimelineFigure* find_timeline_figure(const std::string& name);
 
 // Transfers are copies, memsets and migrations a program asked for (prefetches, evictions);
 // on-demand migrations (a page fault made the driver move the page) are counted on their own,

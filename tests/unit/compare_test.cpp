@@ -145,6 +145,28 @@ TEST(Compare, FindingsResolvedAndIntroduced) {
   EXPECT_EQ(findings["introduced"], nlohmann::json::array({"memory-bound-at-roof"}));
 }
 
+// The streams fixture recorded on the H200: the serial pinned variant against the overlapped one.
+TEST(Compare, TimelinesOfTracedVariantsAreCompared) {
+  const auto r = report::load_report(std::string(GPULAB_FIXTURES_DIR) + "/labs/streams.json");
+  const auto c = report::compare_variants(r, "serial-pinned", "overlapped", "streams.json");
+  const auto& deltas = c.variants.at(0).timeline;
+  const auto find = [&](const std::string& name) -> const report::MetricDelta& {
+    for (const auto& d : deltas)
+      if (d.name == name) return d;
+    ADD_FAILURE() << name << " not compared";
+    return deltas.front();
+  };
+  EXPECT_EQ(find("overlap_fraction").verdict, report::Verdict::changed);
+  EXPECT_LT(*find("overlap_fraction").a, 0.05);
+  EXPECT_GT(*find("overlap_fraction").b, 0.5);
+  EXPECT_EQ(find("kernel_seconds").verdict, report::Verdict::same);  // the same eight kernels
+  EXPECT_EQ(find("migrated_htod_bytes").verdict, report::Verdict::same);
+
+  const auto itself = report::compare_reports(r, r, "a", "b");
+  for (const auto& v : itself.variants)
+    for (const auto& d : v.timeline) EXPECT_EQ(d.verdict, report::Verdict::same) << d.name;
+}
+
 TEST(Compare, DifferentParametersOrDevicesWarnOnce) {
   auto r = run_cli({"compare", kA, kB});
   ASSERT_EQ(r.code, 0) << r.err;
