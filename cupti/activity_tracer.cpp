@@ -45,8 +45,8 @@ struct Collected {
   std::vector<Record> records;
   std::uint64_t cpu_page_faults = 0;
   std::uint64_t gpu_page_faults = 0;
-  std::uint64_t lost = 0;      // dropped by CUPTI, or delivered without timestamps
-  bool unreadable = false;     // a buffer held a record CUPTI could not decode
+  std::uint64_t lost = 0;   // dropped by CUPTI, or delivered without timestamps
+  bool unreadable = false;  // a buffer held a record CUPTI could not decode
 
   void append(Collected&& other) {
     records.insert(records.end(), std::make_move_iterator(other.records.begin()),
@@ -66,25 +66,37 @@ bool g_callbacks_registered = false;
 
 const char* copy_direction(unsigned kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "copy";  // array copies, and kinds newer than this code
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    default:
+      return "copy";  // array copies, and kinds newer than this code
   }
 }
 
 const char* memory_kind(unsigned kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "pageable";
-    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "pinned";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+      return "pageable";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+      return "pinned";
     case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "device";
-    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "array";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+      return "device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+      return "array";
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "managed";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+      return "managed";
+    default:
+      return "unknown";
   }
 }
 
@@ -94,11 +106,15 @@ const char* memory_kind(unsigned kind) {
 // on-demand paging, not a transfer the program requested, and is counted as on-demand too.
 const char* migration_cause(std::uint32_t flags) {
   switch (flags) {
-    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER: return "prefetch";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER:
+      return "prefetch";
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE:
-    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH: return "on-demand";
-    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_EVICTION: return "eviction";
-    default: return "other";  // access-counter migrations, unknown causes
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH:
+      return "on-demand";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_EVICTION:
+      return "eviction";
+    default:
+      return "other";  // access-counter migrations, unknown causes
   }
 }
 

@@ -292,9 +292,9 @@ class StreamsRun final : public LabRun {
   std::vector<std::uint32_t> pageable_in_, pageable_out_;
   PinnedBuffer<std::uint32_t> pinned_in_, pinned_out_;
   DeviceBuffer<std::uint32_t> device_in_, device_out_;
-  std::vector<CudaStream> lanes_;     // the overlapped variant's streams
-  std::vector<CudaEvent> lane_done_;  // one per lane: its last chunk is done
-  CudaEvent fork_{cudaEventDisableTiming};                    // the work before the overlapped variant is done
+  std::vector<CudaStream> lanes_;           // the overlapped variant's streams
+  std::vector<CudaEvent> lane_done_;        // one per lane: its last chunk is done
+  CudaEvent fork_{cudaEventDisableTiming};  // the work before the overlapped variant is done
   std::vector<std::uint32_t> reference_;
 };
 

@@ -260,8 +260,8 @@ class UnifiedMemoryRun final : public LabRun {
   bool concurrent_managed_access_ = false;
   std::vector<float> host_x_;
   ManagedBuffer<float> managed_[kManagedBuffers];  // on-demand, prefetch, advise-read-mostly
-  PinnedBuffer<float> pinned_x_;                 // explicit's host input
-  DeviceBuffer<float> device_x_;                // explicit's device input
+  PinnedBuffer<float> pinned_x_;                   // explicit's host input
+  DeviceBuffer<float> device_x_;                   // explicit's device input
   DeviceBuffer<float> y_;
   std::uint32_t host_reads_ = 0;  // what prepare() read, folded
   std::vector<float> reference_;

@@ -77,29 +77,32 @@ json diagnosis_json(const Diagnosis& d) {
 Diagnosis read_diagnosis(const Reader& r) {
   Diagnosis d;
   d.verdict = r.str_or("verdict", "");
-  if (r.has("path")) r.each("path", [&](const Reader& s) {
-    PathStep step;
-    step.node = s.str("node");
-    step.depth = static_cast<int>(s.integer_or("depth", 0));
-    step.question = s.str_or("question", "");
-    step.expression = s.str_or("expression", "");
-    step.evidence = read_evidence(s, "evidence");
-    step.answer = s.str_or("answer", "");
-    step.finding = s.str_or("finding", "");
-    d.path.push_back(std::move(step));
-  });
-  if (r.has("findings")) r.each("findings", [&](const Reader& f) {
-    Finding finding;
-    finding.id = f.str("id");
-    finding.title = f.str_or("title", "");
-    finding.severity = f.str_or("severity", "");
-    finding.score = f.num_or("score", 0);
-    finding.evidence = read_evidence(f, "evidence");
-    finding.explanation = f.str_or("explanation", "");
-    finding.recommendation = f.str_or("recommendation", "");
-    if (f.has("labs")) f.each("labs", [&](const Reader& l) { finding.labs.push_back(l.as_string()); });
-    d.findings.push_back(std::move(finding));
-  });
+  if (r.has("path"))
+    r.each("path", [&](const Reader& s) {
+      PathStep step;
+      step.node = s.str("node");
+      step.depth = static_cast<int>(s.integer_or("depth", 0));
+      step.question = s.str_or("question", "");
+      step.expression = s.str_or("expression", "");
+      step.evidence = read_evidence(s, "evidence");
+      step.answer = s.str_or("answer", "");
+      step.finding = s.str_or("finding", "");
+      d.path.push_back(std::move(step));
+    });
+  if (r.has("findings"))
+    r.each("findings", [&](const Reader& f) {
+      Finding finding;
+      finding.id = f.str("id");
+      finding.title = f.str_or("title", "");
+      finding.severity = f.str_or("severity", "");
+      finding.score = f.num_or("score", 0);
+      finding.evidence = read_evidence(f, "evidence");
+      finding.explanation = f.str_or("explanation", "");
+      finding.recommendation = f.str_or("recommendation", "");
+      if (f.has("labs"))
+        f.each("labs", [&](const Reader& l) { finding.labs.push_back(l.as_string()); });
+      d.findings.push_back(std::move(finding));
+    });
   d.thresholds_overridden = r.number_map_or_empty("thresholds_overridden");
   return d;
 }

@@ -9,9 +9,12 @@ namespace {
 
 const char* to_text(Answer a) {
   switch (a) {
-    case Answer::yes: return "yes";
-    case Answer::no: return "no";
-    case Answer::not_measured: return "not measured";
+    case Answer::yes:
+      return "yes";
+    case Answer::no:
+      return "no";
+    case Answer::not_measured:
+      return "not measured";
   }
   return "?";
 }
@@ -42,8 +45,12 @@ Finding make_finding(const std::string& id, double score, std::vector<Evidence> 
 Outcome yes(double severity, std::vector<Evidence> ev) {
   return {Answer::yes, std::clamp(severity, 0.0, 1.0), std::move(ev)};
 }
-Outcome no(std::vector<Evidence> ev) { return {Answer::no, 0, std::move(ev)}; }
-Outcome not_measured(std::vector<Evidence> ev) { return {Answer::not_measured, 0, std::move(ev)}; }
+Outcome no(std::vector<Evidence> ev) {
+  return {Answer::no, 0, std::move(ev)};
+}
+Outcome not_measured(std::vector<Evidence> ev) {
+  return {Answer::not_measured, 0, std::move(ev)};
+}
 
 double score_of(const std::string& finding, double severity) {
   if (finding == "memory-bound-at-roof") return kStandingScore;
@@ -51,7 +58,9 @@ double score_of(const std::string& finding, double severity) {
   return 0.4 + 0.6 * severity;
 }
 
-bool is_standing(const Finding& finding) { return finding.score <= kStandingScore + 0.05; }
+bool is_standing(const Finding& finding) {
+  return finding.score <= kStandingScore + 0.05;
+}
 
 void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double min_severity) {
   PathStep step;
@@ -74,7 +83,8 @@ void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double
 
 void rank(Diagnosis& out) {
   auto& f = out.findings;
-  std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) { return a.score > b.score; });
+  std::stable_sort(f.begin(), f.end(),
+                   [](const Finding& a, const Finding& b) { return a.score > b.score; });
   if (!f.empty() && !is_standing(f.front()))
     f.erase(std::remove_if(f.begin(), f.end(), is_standing), f.end());
 }

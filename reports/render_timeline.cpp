@@ -15,10 +15,14 @@ constexpr int kChartWidth = 64;
 
 char symbol(const Activity& a) {
   switch (a.kind) {
-    case ActivityKind::kernel: return 'K';
-    case ActivityKind::migration: return 'm';
-    case ActivityKind::memset: return '=';
-    case ActivityKind::copy: return a.name == "HtoD" ? '>' : a.name == "DtoH" ? '<' : '=';
+    case ActivityKind::kernel:
+      return 'K';
+    case ActivityKind::migration:
+      return 'm';
+    case ActivityKind::memset:
+      return '=';
+    case ActivityKind::copy:
+      return a.name == "HtoD" ? '>' : a.name == "DtoH" ? '<' : '=';
   }
   return '?';
 }
@@ -34,51 +38,66 @@ std::string fraction_or_dash(double value, bool meaningful) {
 }
 
 const Row kRows[] = {
-    {"span (one launch, traced)", [](const Timeline& t) { return fmtx::seconds(t.summary.span_seconds); }},
-    {"kernels", [](const Timeline& t) {
+    {"span (one launch, traced)",
+     [](const Timeline& t) { return fmtx::seconds(t.summary.span_seconds); }},
+    {"kernels",
+     [](const Timeline& t) {
        return fmt::format("{} · {}", t.summary.kernels, fmtx::seconds(t.summary.kernel_seconds));
      }},
-    {"mean kernel", [](const Timeline& t) {
+    {"mean kernel",
+     [](const Timeline& t) {
        return t.summary.kernels ? fmtx::seconds(t.summary.mean_kernel_seconds) : std::string("-");
      }},
-    {"transfers (copies, prefetches)", [](const Timeline& t) {
+    {"transfers (copies, prefetches)",
+     [](const Timeline& t) {
        return fmt::format("{} · {}", t.summary.copies, fmtx::seconds(t.summary.transfer_seconds));
      }},
-    {"overlap (kernels with transfers)", [](const Timeline& t) {
+    {"overlap (kernels with transfers)",
+     [](const Timeline& t) {
        return fraction_or_dash(t.summary.overlap_fraction, t.summary.span_seconds > 0);
      }},
-    {"transfers nothing overlaps", [](const Timeline& t) {
+    {"transfers nothing overlaps",
+     [](const Timeline& t) {
        return fraction_or_dash(t.summary.exposed_transfer_fraction, t.summary.span_seconds > 0);
      }},
-    {"GPU idle", [](const Timeline& t) {
+    {"GPU idle",
+     [](const Timeline& t) {
        return fraction_or_dash(t.summary.idle_fraction, t.summary.span_seconds > 0);
      }},
-    {"on-demand migration", [](const Timeline& t) {
+    {"on-demand migration",
+     [](const Timeline& t) {
        if (!t.unified_memory.available) return std::string("not measured");
        return fmt::format("{} · {}", fmtx::bytes(static_cast<double>(t.summary.on_demand_bytes)),
                           fmtx::percent(t.summary.on_demand_fraction));
      },
      true},
-    {"migrated host→device", [](const Timeline& t) {
-       return t.unified_memory.available ? fmtx::bytes(static_cast<double>(t.summary.migrated_htod_bytes))
-                                         : std::string("not measured");
+    {"migrated host→device",
+     [](const Timeline& t) {
+       return t.unified_memory.available
+                  ? fmtx::bytes(static_cast<double>(t.summary.migrated_htod_bytes))
+                  : std::string("not measured");
      },
      true},
-    {"migrated device→host", [](const Timeline& t) {
-       return t.unified_memory.available ? fmtx::bytes(static_cast<double>(t.summary.migrated_dtoh_bytes))
-                                         : std::string("not measured");
+    {"migrated device→host",
+     [](const Timeline& t) {
+       return t.unified_memory.available
+                  ? fmtx::bytes(static_cast<double>(t.summary.migrated_dtoh_bytes))
+                  : std::string("not measured");
      },
      true},
-    {"GPU page faults", [](const Timeline& t) {
+    {"GPU page faults",
+     [](const Timeline& t) {
        if (!t.unified_memory.available) return std::string("not measured");
-       return t.unified_memory.gpu_page_faults ? fmtx::count(static_cast<double>(*t.unified_memory.gpu_page_faults))
-                                               : std::string("not reported");
+       return t.unified_memory.gpu_page_faults
+                  ? fmtx::count(static_cast<double>(*t.unified_memory.gpu_page_faults))
+                  : std::string("not reported");
      },
      true},
 };
 
 std::string render(const TextTable& table, const Style& style) {
-  return style.table == TableStyle::markdown ? "\n" + table.render_markdown() + "\n" : table.render();
+  return style.table == TableStyle::markdown ? "\n" + table.render_markdown() + "\n"
+                                             : table.render();
 }
 
 // Unified memory played a part: something migrated or faulted, or its counters were missing
@@ -146,7 +165,8 @@ std::string timeline_chart(const Timeline& timeline, int width) {
   // Lane -> for each cell, the time each symbol covers in it.
   std::map<std::string, std::vector<std::map<char, double>>> lanes;
   for (const auto& a : acts) {
-    const std::string lane = a.kind == ActivityKind::migration ? "migrations" : fmt::format("stream {}", a.stream);
+    const std::string lane =
+        a.kind == ActivityKind::migration ? "migrations" : fmt::format("stream {}", a.stream);
     auto& cells = lanes[lane];
     cells.resize(static_cast<std::size_t>(width));
     const int from = std::clamp(static_cast<int>((a.start - first) / cell), 0, width - 1);
@@ -154,7 +174,8 @@ std::string timeline_chart(const Timeline& timeline, int width) {
     for (int i = from; i <= to; ++i) {
       const double lo = first + i * cell, hi = lo + cell;
       const double covered = std::min(hi, a.end) - std::max(lo, a.start);
-      if (covered > 0 || a.start == a.end) cells[static_cast<std::size_t>(i)][symbol(a)] += std::max(covered, 0.0);
+      if (covered > 0 || a.start == a.end)
+        cells[static_cast<std::size_t>(i)][symbol(a)] += std::max(covered, 0.0);
     }
   }
   std::size_t label_width = 0;
@@ -180,16 +201,18 @@ std::string render_timelines(const Report& r, const Style& style) {
   const bool any = std::any_of(r.variants.begin(), r.variants.end(),
                                [](const Variant& v) { return v.timeline.has_value(); });
   if (!any) return "";
-  std::string out = "timeline: one more launch of each variant, recorded by the CUPTI activity API\n";
+  std::string out =
+      "timeline: one more launch of each variant, recorded by the CUPTI activity API\n";
   out += figures_table(r, style);
   const std::string rates = rates_table(r, style);
   if (!rates.empty()) out += "\n" + rates;
   out += "\n";
   for (const auto& v : r.variants) {
     if (!v.timeline) continue;
-    out += fmt::format("{} ({} from first to last activity; K kernel, > to device, < to host, "
-                       "m migration, = other, . idle)\n",
-                       v.name, fmtx::seconds(v.timeline->summary.span_seconds));
+    out += fmt::format(
+        "{} ({} from first to last activity; K kernel, > to device, < to host, "
+        "m migration, = other, . idle)\n",
+        v.name, fmtx::seconds(v.timeline->summary.span_seconds));
     out += timeline_chart(*v.timeline, kChartWidth);
   }
   return out + notes(r);

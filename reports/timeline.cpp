@@ -87,7 +87,8 @@ const std::vector<TimelineFigure> kFigures = {
     {"exposed_transfer_fraction", U::fraction,
      [](const TimelineSummary& s) { return s.exposed_transfer_fraction; }},
     {"idle_fraction", U::fraction, [](const TimelineSummary& s) { return s.idle_fraction; }},
-    {"on_demand_fraction", U::fraction, [](const TimelineSummary& s) { return s.on_demand_fraction; }},
+    {"on_demand_fraction", U::fraction,
+     [](const TimelineSummary& s) { return s.on_demand_fraction; }},
     {"migrated_htod_bytes", U::bytes,
      [](const TimelineSummary& s) { return static_cast<double>(s.migrated_htod_bytes); }},
     {"migrated_dtoh_bytes", U::bytes,
@@ -96,7 +97,9 @@ const std::vector<TimelineFigure> kFigures = {
 
 }  // namespace
 
-const std::vector<TimelineFigure>& timeline_figures() { return kFigures; }
+const std::vector<TimelineFigure>& timeline_figures() {
+  return kFigures;
+}
 
 const TimelineFigure* find_timeline_figure(const std::string& name) {
   auto it = std::find_if(kFigures.begin(), kFigures.end(),

@@ -37,11 +37,13 @@ Outcome um_faults(const Timeline& timeline, const Thresholds& t) {
   const auto& um = timeline.unified_memory;
   const char* name = "um_faults.on_demand_fraction";
   std::vector<Evidence> ev{
-      evidence("on_demand_fraction", um.available ? std::optional(s.on_demand_fraction) : std::nullopt,
-               ">=", name, t[name]),
-      evidence("on_demand_bytes", um.available ? std::optional<double>(s.on_demand_bytes) : std::nullopt),
-      evidence("gpu_page_faults", um.gpu_page_faults ? std::optional<double>(*um.gpu_page_faults)
-                                                     : std::nullopt)};
+      evidence("on_demand_fraction",
+               um.available ? std::optional(s.on_demand_fraction) : std::nullopt, ">=", name,
+               t[name]),
+      evidence("on_demand_bytes",
+               um.available ? std::optional<double>(s.on_demand_bytes) : std::nullopt),
+      evidence("gpu_page_faults",
+               um.gpu_page_faults ? std::optional<double>(*um.gpu_page_faults) : std::nullopt)};
   if (!um.available) return not_measured(ev);
   if (s.on_demand_fraction < t[name]) return no(ev);
   return yes(s.on_demand_fraction, ev);
@@ -51,17 +53,18 @@ Outcome um_faults(const Timeline& timeline, const Thresholds& t) {
 Outcome launch_gaps(const TimelineSummary& s, const Thresholds& t) {
   const char* idle = "launch_gaps.idle_fraction";
   const char* duration = "launch.duration_s";
-  std::vector<Evidence> ev{
-      evidence("idle_fraction", s.idle_fraction, ">=", idle, t[idle]),
-      evidence("mean_kernel_seconds", s.kernels ? std::optional(s.mean_kernel_seconds) : std::nullopt,
-               "<", duration, t[duration]),
-      evidence("kernels", s.kernels)};
+  std::vector<Evidence> ev{evidence("idle_fraction", s.idle_fraction, ">=", idle, t[idle]),
+                           evidence("mean_kernel_seconds",
+                                    s.kernels ? std::optional(s.mean_kernel_seconds) : std::nullopt,
+                                    "<", duration, t[duration]),
+                           evidence("kernels", s.kernels)};
   if (s.kernels < 2) return not_measured(ev);
   if (s.idle_fraction < t[idle] || s.mean_kernel_seconds >= t[duration]) return no(ev);
   return yes(s.idle_fraction, ev);
 }
 
-const NodeInfo kTransfers{"transfers", "Do host-device transfers that no kernel overlaps take the time?",
+const NodeInfo kTransfers{"transfers",
+                          "Do host-device transfers that no kernel overlaps take the time?",
                           "|transfers minus kernels| / span", "host-device-transfers"};
 const NodeInfo kUmFaults{"um-faults", "Does the GPU wait on pages migrated on demand?",
                          "on-demand migration time / span", "um-page-faults"};
@@ -73,7 +76,8 @@ const NodeInfo kLaunchGaps{"launch-gaps", "Does the GPU idle between kernels as 
 PathStep classify(const TimelineSummary& s, std::string& verdict) {
   PathStep root;
   root.node = "timeline";
-  root.question = "What takes the variant's time: kernels, transfers, on-demand migrations, or idle gaps?";
+  root.question =
+      "What takes the variant's time: kernels, transfers, on-demand migrations, or idle gaps?";
   root.expression = "the largest of kernel, transfer, on-demand and idle time over the span";
   const double span = s.span_seconds > 0 ? s.span_seconds : 1;
   const std::array<std::pair<const char*, double>, 4> shares{{
@@ -90,8 +94,9 @@ PathStep classify(const TimelineSummary& s, std::string& verdict) {
     root.answer = "not measured";
     return root;
   }
-  const auto top = std::max_element(shares.begin(), shares.end(),
-                                     [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto top = std::max_element(shares.begin(), shares.end(), [](const auto& a, const auto& b) {
+    return a.second < b.second;
+  });
   root.answer = top->first;
   static const char* const verdicts[] = {"kernel-bound", "transfer-bound", "migration-bound",
                                          "launch-bound"};

@@ -7,8 +7,11 @@ namespace gpulab::report {
 namespace {
 
 json activity_json(const Activity& a) {
-  json out = {{"kind", to_string(a.kind)}, {"name", a.name},   {"stream", a.stream},
-              {"start", a.start},          {"end", a.end}};
+  json out = {{"kind", to_string(a.kind)},
+              {"name", a.name},
+              {"stream", a.stream},
+              {"start", a.start},
+              {"end", a.end}};
   if (a.kind != ActivityKind::kernel) out["bytes"] = a.bytes;
   if (!a.source_memory.empty()) out["source_memory"] = a.source_memory;
   if (!a.destination_memory.empty()) out["destination_memory"] = a.destination_memory;
@@ -67,10 +70,11 @@ json timeline_json(const Timeline& t) {
   json activities = json::array();
   for (const auto& a : t.activities) activities.push_back(activity_json(a));
   const auto& um = t.unified_memory;
-  json unified = {{"available", um.available},
-                  {"note", um.note},
-                  {"cpu_page_faults", um.cpu_page_faults},
-                  {"gpu_page_faults", um.gpu_page_faults ? json(*um.gpu_page_faults) : json(nullptr)}};
+  json unified = {
+      {"available", um.available},
+      {"note", um.note},
+      {"cpu_page_faults", um.cpu_page_faults},
+      {"gpu_page_faults", um.gpu_page_faults ? json(*um.gpu_page_faults) : json(nullptr)}};
   json out = {{"kernel_records", t.kernel_records},
               {"trace_seconds", t.trace_seconds},
               {"summary", summary_json(t.summary)},
@@ -88,7 +92,8 @@ Timeline read_timeline(const Reader& r) {
     const auto um = r.at("unified_memory");
     t.unified_memory.available = um.boolean_or("available", false);
     t.unified_memory.note = um.str_or("note", "");
-    t.unified_memory.cpu_page_faults = static_cast<std::uint64_t>(um.integer_or("cpu_page_faults", 0));
+    t.unified_memory.cpu_page_faults =
+        static_cast<std::uint64_t>(um.integer_or("cpu_page_faults", 0));
     if (um.has("gpu_page_faults"))
       t.unified_memory.gpu_page_faults = static_cast<std::uint64_t>(um.integer("gpu_page_faults"));
   }

@@ -31,15 +31,9 @@ TEST(StreamsGpu, AllVariantsCorrectAtSmallOddSizes) {
 }
 
 // One run at the default size (2^28 words, 1 GiB each way, 8 chunks, 4 streams, 1024 rounds),
-// with the lab's own launch counts (a pageable launch takes ~0.6 s) and no counters.
+// with the lab's own launch counts (a pageable launch takes ~0.3 s) and no counters.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.warmup = 1;
-    s.repeat = 5;
-    s.metrics = "none";
-    return test::run_lab("streams", s);
-  }();
+  static const report::Report r = test::run_lab("streams", app::RunSettings{});
   return r;
 }
 

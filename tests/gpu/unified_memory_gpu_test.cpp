@@ -28,13 +28,7 @@ TEST(UnifiedMemoryGpu, AllVariantsCorrectAtSmallOddSizes) {
 
 // One run at the default size (2^26 floats) with the lab's launch counts and no counters.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.warmup = 1;
-    s.repeat = 10;
-    s.metrics = "none";
-    return test::run_lab("unified-memory", s);
-  }();
+  static const report::Report r = test::run_lab("unified-memory", app::RunSettings{});
   return r;
 }
 

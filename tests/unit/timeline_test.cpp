@@ -56,15 +56,17 @@ Timeline timeline(std::vector<Activity> activities) {
 
 // copy in [0, 4), kernel [4, 6), copy out [6, 10): nothing overlaps.
 Timeline serial() {
-  return timeline({copy("HtoD", "pinned", 0, 4, 400), kernel(4, 6), copy("DtoH", "pinned", 6, 10, 400)});
+  return timeline(
+      {copy("HtoD", "pinned", 0, 4, 400), kernel(4, 6), copy("DtoH", "pinned", 6, 10, 400)});
 }
 
 // Two chunks on two streams: copies of one chunk run while the other's kernel runs.
 //   stream 1: HtoD [0,2) K [2,4) DtoH [4,6)
 //   stream 2:        HtoD [2,4) K [4,6) DtoH [6,8)
 Timeline pipelined() {
-  return timeline({copy("HtoD", "pinned", 0, 2, 200, 1), kernel(2, 4, 1), copy("DtoH", "pinned", 4, 6, 200, 1),
-                   copy("HtoD", "pinned", 2, 4, 200, 2), kernel(4, 6, 2), copy("DtoH", "pinned", 6, 8, 200, 2)});
+  return timeline({copy("HtoD", "pinned", 0, 2, 200, 1), kernel(2, 4, 1),
+                   copy("DtoH", "pinned", 4, 6, 200, 1), copy("HtoD", "pinned", 2, 4, 200, 2),
+                   kernel(4, 6, 2), copy("DtoH", "pinned", 6, 8, 200, 2)});
 }
 
 TEST(Timeline, SerialCopiesDoNotOverlap) {
@@ -89,7 +91,7 @@ TEST(Timeline, PipelinedChunksOverlapCopiesWithKernels) {
   EXPECT_DOUBLE_EQ(s.span_seconds, 8);
   EXPECT_DOUBLE_EQ(s.kernel_seconds, 4);  // [2, 6)
   EXPECT_DOUBLE_EQ(s.transfer_seconds, 8);
-  EXPECT_DOUBLE_EQ(s.overlap_fraction, 0.5);        // kernels [2, 6) all overlap a copy
+  EXPECT_DOUBLE_EQ(s.overlap_fraction, 0.5);           // kernels [2, 6) all overlap a copy
   EXPECT_DOUBLE_EQ(s.exposed_transfer_fraction, 0.5);  // [0, 2) and [6, 8)
   // Two copies in the same direction at once count once in the busy time of the rate.
   for (const auto& r : s.rates) EXPECT_DOUBLE_EQ(r.busy_seconds, 4) << r.direction;
@@ -201,7 +203,8 @@ TEST(Timeline, JsonRejectsAnActivityThatEndsBeforeItStarts) {
     from_json(json);
     FAIL() << "accepted";
   } catch (const gpulab::UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("variants[0].timeline.activities[0].end"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("variants[0].timeline.activities[0].end"),
+              std::string::npos)
         << e.what();
   }
 }
