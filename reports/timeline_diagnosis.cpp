@@ -2,6 +2,8 @@
 // a problem with a known remedy. docs/diagnosis.md draws it next to the kernel tree.
 #include <algorithm>
 #include <array>
+#include <map>
+#include <string>
 
 #include "reports/diagnosis.hpp"
 #include "reports/diagnosis_walk.hpp"
@@ -116,6 +118,13 @@ Diagnosis diagnose_timeline(const Timeline& timeline, const Thresholds& threshol
   record(out, kUmFaults, um_faults(timeline, thresholds), min_severity);
   record(out, kLaunchGaps, launch_gaps(s, thresholds), min_severity);
   rank(out);
+  // As in the kernel tree, the verdict follows a principal finding that names the limit: a
+  // kernel that faults spans the whole timeline, but it is the migrations it waits on.
+  static const std::map<std::string, const char*> verdict_of = {
+      {"host-device-transfers", "transfer-bound"},
+      {"um-page-faults", "migration-bound"},
+      {"launch-overhead", "launch-bound"}};
+  if (!out.findings.empty()) out.verdict = verdict_of.at(out.findings.front().id);
   return out;
 }
 

@@ -118,6 +118,7 @@ TEST(Timeline, OnDemandMigrationsAreNotTransfers) {
   const auto d = diagnose_timeline(t, Thresholds());
   ASSERT_FALSE(d.findings.empty());
   EXPECT_EQ(d.findings.front().id, "um-page-faults");
+  EXPECT_EQ(d.verdict, "migration-bound");  // though the kernel spans the whole timeline
 }
 
 TEST(Timeline, PrefetchIsATransfer) {
