@@ -60,8 +60,9 @@ Outcome launch_gaps(const TimelineSummary& s, const Thresholds& t) {
                                     s.kernels ? std::optional(s.mean_kernel_seconds) : std::nullopt,
                                     "<", duration, t[duration]),
                            evidence("kernels", s.kernels)};
-  if (s.kernels < 2) return not_measured(ev);
-  if (s.idle_fraction < t[idle] || s.mean_kernel_seconds >= t[duration]) return no(ev);
+  // One kernel has no gaps between kernels: the question has its answer.
+  if (s.kernels < 2 || s.idle_fraction < t[idle] || s.mean_kernel_seconds >= t[duration])
+    return no(ev);
   return yes(s.idle_fraction, ev);
 }
 

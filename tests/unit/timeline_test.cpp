@@ -119,6 +119,8 @@ TEST(Timeline, OnDemandMigrationsAreNotTransfers) {
   ASSERT_FALSE(d.findings.empty());
   EXPECT_EQ(d.findings.front().id, "um-page-faults");
   EXPECT_EQ(d.verdict, "migration-bound");  // though the kernel spans the whole timeline
+  EXPECT_EQ(d.path.back().node, "launch-gaps");
+  EXPECT_EQ(d.path.back().answer, "no");  // one kernel: no gaps between kernels
 }
 
 TEST(Timeline, PrefetchIsATransfer) {
