@@ -78,8 +78,9 @@ int run_compare(const CompareOptions& options, Io& io) {
   std::vector<report::Report> reports;
   for (const auto& file : options.files) {
     auto& r = reports.emplace_back(report::load_report(file));
-    // Findings resolved and introduced need a diagnosis: make one when the report has none.
-    if (!report::has_diagnosis(r)) diagnose_into(r, report::Thresholds());
+    // Findings resolved and introduced come from this build's tree on both sides, whatever
+    // diagnosis (of whichever version) a report carries: both are judged alike.
+    diagnose_into(r, report::Thresholds());
   }
 
   std::vector<report::Comparison> comparisons;
