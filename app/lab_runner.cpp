@@ -39,10 +39,13 @@ void pass_progress(const RunSettings& s, const std::string& what, int pass, int 
   if (pass == passes) std::cerr << "\n";
 }
 
-// Launch counts after the lab's defaults are applied.
+// Launch counts after the lab's defaults are applied, and whether each launch waits for the
+// lab to prepare its inputs (traced labs: see LabRun::prepare). Kernel labs keep their timed
+// launches queued back to back.
 struct Repetitions {
   int warmup;
   int repeat;
+  bool prepared;
 };
 
 void check_and_time(labs::LabRun& run, report::Variant& out, Repetitions reps,
@@ -56,7 +59,8 @@ void check_and_time(labs::LabRun& run, report::Variant& out, Repetitions reps,
 
   out.timing = labs::time_launches([&](cudaStream_t s) { run.launch(out.name, s); }, stream,
                                    reps.warmup, reps.repeat, flusher,
-                                   [&] { run.prepare(out.name); });
+                                   reps.prepared ? std::function<void()>([&] { run.prepare(out.name); })
+                                                 : std::function<void()>());
   const auto& work = r.work_of(out);
   if (work.bytes() > 0 && out.timing.median > 0) {
     out.effective_bandwidth = work.bytes() / out.timing.median;
@@ -219,7 +223,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   if (resolved.metrics.empty()) resolved.metrics = spec.traced ? "none" : "basic";
   const auto metric_names = metrics::resolve(resolved.metrics);
   const Repetitions reps{settings.warmup.value_or(spec.default_warmup),
-                         settings.repeat.value_or(spec.default_repeat)};
+                         settings.repeat.value_or(spec.default_repeat), spec.traced};
 
   report::Report r;
   r.tool.version = kVersion;

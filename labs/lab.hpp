@@ -100,9 +100,10 @@ class LabRun {
   // Enqueues the variant on `stream`. Must be repeatable: each launch computes the full result.
   virtual void launch(const std::string& variant, cudaStream_t stream) = 0;
 
-  // Puts the inputs back in the state every launch of `variant` starts from (e.g. managed
-  // data back in host memory, as a program that produces it on the CPU would have it). Called
-  // before every launch, outside timing and tracing; returns when the state is in place.
+  // Traced labs: puts the inputs back in the state every launch of `variant` starts from (e.g.
+  // managed data back in host memory, as a program that produces it on the CPU would have it).
+  // Called before every launch, outside timing and tracing; returns when the state is in place.
+  // (A kernel lab's launches are timed back to back; each recomputes its output anyway.)
   virtual void prepare(const std::string& variant) { (void)variant; }
 
   // Overwrites every output with a pattern no correct kernel produces (NaN), so that an

@@ -418,20 +418,23 @@ void diagnose_report(Report& report, const Thresholds& thresholds) {
   }
 }
 
-std::vector<const Diagnosis*> diagnoses_of(const Variant& variant) {
-  std::vector<const Diagnosis*> out;
+namespace {
+// Both constnesses of diagnoses_of: V is Variant or const Variant, D Diagnosis likewise.
+template <typename D, typename V>
+std::vector<D*> collect_diagnoses(V& variant) {
+  std::vector<D*> out;
   if (variant.timeline && variant.timeline->diagnosis) out.push_back(&*variant.timeline->diagnosis);
-  for (const auto& k : variant.kernels)
+  for (auto& k : variant.kernels)
     if (k.diagnosis) out.push_back(&*k.diagnosis);
   return out;
 }
+}  // namespace
 
-std::vector<Diagnosis*> diagnoses_of(Variant& variant) {
-  std::vector<Diagnosis*> out;
-  for (const Diagnosis* d : diagnoses_of(static_cast<const Variant&>(variant)))
-    out.push_back(const_cast<Diagnosis*>(d));  // the variant itself is not const
-  return out;
+std::vector<const Diagnosis*> diagnoses_of(const Variant& variant) {
+  return collect_diagnoses<const Diagnosis>(variant);
 }
+
+std::vector<Diagnosis*> diagnoses_of(Variant& variant) { return collect_diagnoses<Diagnosis>(variant); }
 
 bool has_diagnosis(const Variant& variant) { return !diagnoses_of(variant).empty(); }
 

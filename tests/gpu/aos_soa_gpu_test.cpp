@@ -27,11 +27,7 @@ TEST(AosSoaGpu, AllVariantsCorrectAtSmallOddSizes) {
 
 // One run at the default size (2^26 particles) with the basic counters.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return test::run_lab("aos-soa", s);
-  }();
+  static const report::Report r = test::run_lab("aos-soa", app::RunSettings{});
   return r;
 }
 

@@ -72,11 +72,7 @@ TEST(AtomicsGpu, AllVariantsCountExactlyAtSmallAndOddSizes) {
 
 // One run at the default size (2^26 floats) with the basic counters, shared by the tests below.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return run_atomics(s);
-  }();
+  static const report::Report r = run_atomics(app::RunSettings{});
   return r;
 }
 

@@ -29,11 +29,7 @@ TEST(CoalescingGpu, AllVariantsCorrectAtSmallSizesAndStrides) {
 
 // One run at the default size (2^26 elements, stride 8) with the basic counters.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return test::run_lab("coalescing", s);
-  }();
+  static const report::Report r = test::run_lab("coalescing", app::RunSettings{});
   return r;
 }
 

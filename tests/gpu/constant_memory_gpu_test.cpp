@@ -62,11 +62,7 @@ TEST(ConstantMemoryGpu, AllVariantsCorrectAtSmallAndOddSizes) {
 
 // One run at the default size (2^24 elements) with the basic counters, shared by the tests below.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return run_constant(s);
-  }();
+  static const report::Report r = run_constant(app::RunSettings{});
   return r;
 }
 

@@ -26,11 +26,7 @@ TEST(DivergenceGpu, AllVariantsCorrectAtSmallOddSizes) {
 
 // One run at the default size (2^25 elements) with the basic counters.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return test::run_lab("divergence", s);
-  }();
+  static const report::Report r = test::run_lab("divergence", app::RunSettings{});
   return r;
 }
 

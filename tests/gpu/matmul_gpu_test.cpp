@@ -82,11 +82,7 @@ TEST(MatmulGpu, AllVariantsCorrectAtEdgeSizes) {
 // One run at the default size (4096) with the basic counters, shared by the tests below.
 // naive takes tens of milliseconds per launch; the whole run stays well under a minute.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return test::run_lab("matmul", s);
-  }();
+  static const report::Report r = test::run_lab("matmul", app::RunSettings{});
   return r;
 }
 

@@ -84,11 +84,7 @@ TEST(OccupancyGpu, AllVariantsCorrectAtSmallOddSizes) {
 // One run at the defaults (2^26 floats; 64 elements of 32768 cycles per tail thread) with the
 // basic counters, shared by the tests below.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return test::run_lab("occupancy", s);
-  }();
+  static const report::Report r = test::run_lab("occupancy", app::RunSettings{});
   return r;
 }
 

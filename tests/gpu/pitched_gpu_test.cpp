@@ -40,11 +40,7 @@ TEST(PitchedGpu, BothLayoutsCorrectAtOddShapes) {
 
 // One run at the default size (32768 rows of 1001 floats) with the basic counters.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return test::run_lab("pitched", s);
-  }();
+  static const report::Report r = test::run_lab("pitched", app::RunSettings{});
   return r;
 }
 

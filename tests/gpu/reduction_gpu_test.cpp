@@ -96,11 +96,7 @@ TEST(ReductionGpu, ToleranceIsTightAtSmallSizes) {
 
 // One run at the default size (2^26 floats) with the basic counters, shared by the tests below.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return run_reduction(s);
-  }();
+  static const report::Report r = run_reduction(app::RunSettings{});
   return r;
 }
 

@@ -50,11 +50,7 @@ TEST(TransposeGpu, AllVariantsCorrectAtTinySizes) {
 
 // One run at the default size (8192 x 8192) with the basic counters, shared by the tests below.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return test::run_lab("transpose", s);
-  }();
+  static const report::Report r = test::run_lab("transpose", app::RunSettings{});
   return r;
 }
 

@@ -34,11 +34,7 @@ TEST(VectorizeGpu, AllVariantsCorrectWithTailsAndMisalignedBuffers) {
 
 // One run at the default size (2^28 floats) with the basic counters.
 const report::Report& default_run() {
-  static const report::Report r = [] {
-    app::RunSettings s;
-    s.repeat = 20;
-    return test::run_lab("vectorize", s);
-  }();
+  static const report::Report r = test::run_lab("vectorize", app::RunSettings{});
   return r;
 }
 

@@ -12,23 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
+#include "unit/run_cli.hpp"
 
 namespace gpulab::app {
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result run_cli(std::vector<std::string> args) {
-  Session session;
-  std::ostringstream out, err;
-  Io io{out, err, false};
-  const int code = dispatch(args, session, io);
-  return {code, out.str(), err.str()};
-}
+using test::run_cli;
 
 bool gpu_present() {
   int count = 0;

@@ -14,6 +14,7 @@
 #include "reports/compare.hpp"
 #include "reports/derived.hpp"
 #include "reports/report_json.hpp"
+#include "unit/run_cli.hpp"
 
 namespace gpulab {
 namespace {
@@ -43,18 +44,7 @@ nlohmann::json with_times_scaled(double factor) {
   return doc;
 }
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result run_cli(const std::vector<std::string>& args) {
-  app::Session session;
-  std::ostringstream out, err;
-  app::Io io{out, err, false};
-  const int code = app::dispatch(args, session, io);
-  return {code, out.str(), err.str()};
-}
+using test::run_cli;
 
 TEST(Compare, ReportWithItselfIsAllSame) {
   const auto r = report::load_report(kA);

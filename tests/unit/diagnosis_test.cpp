@@ -11,6 +11,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/report_json.hpp"
+#include "unit/run_cli.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -302,18 +303,7 @@ TEST(DecisionTree, EveryFindingIdIsInTheCatalogue) {
 
 // ---- the command --------------------------------------------------------------------------------
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result run_cli(const std::vector<std::string>& args) {
-  app::Session session;
-  std::ostringstream out, err;
-  app::Io io{out, err, false};
-  const int code = app::dispatch(args, session, io);
-  return {code, out.str(), err.str()};
-}
+using test::run_cli;
 
 TEST(DiagnoseCommand, OfflineReportText) {
   const auto r = run_cli({"diagnose", "--report", kTranspose, "--variant", "tiled"});
