@@ -58,11 +58,16 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
   cmd->add_option("--metrics,-m", s.metrics,
                   "Counters: basic, stalls, full, none, or a comma-separated list of metric "
                   "names (default: basic; full when diagnosing; none for traced labs)");
+  cmd->add_option("--replay-mode", s.replay,
+                  "Counters: variant = gpulab replays the variant once per pass, kernel = CUPTI "
+                  "replays each kernel, restoring memory between passes")
+      ->check(CLI::IsMember({"variant", "kernel"}))
+      ->capture_default_str();
   cmd->add_option("--cache-control", s.cache_control,
                   "Counters: all = flush L2 before every replay pass (as ncu does), none = "
-                  "leave caches warm and replay per kernel")
-      ->check(CLI::IsMember({"all", "none"}))
-      ->capture_default_str();
+                  "leave caches as the previous pass left them (default: all; none with "
+                  "--replay-mode kernel)")
+      ->check(CLI::IsMember({"all", "none"}));
   cmd->add_option("--seed", s.seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_option("--threshold,-t", options.thresholds,
                   "Override a diagnosis threshold NAME=VALUE (repeatable)")

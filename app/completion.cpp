@@ -79,6 +79,7 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, bool 
     return metrics::set_names();
   if (prev == "--format" || prev == "-f") return {"text", "json", "markdown", "csv"};
   if (prev == "--cache-control") return {"all", "none"};
+  if (prev == "--replay-mode") return {"variant", "kernel"};
   if (prev == "--labs") return lab_names();
   if (starts_with(prev, "-")) {
     const auto* opt = sub->get_option_no_throw(prev);

@@ -9,11 +9,13 @@
 
 #include "app/version.hpp"
 #include "cupti/activity_tracer.hpp"
+#include "cupti/launch_recorder.hpp"
 #include "cupti/metric_catalogue.hpp"
 #include "cupti/range_profiler.hpp"
 #include "labs/device_buffer.hpp"
 #include "labs/harness.hpp"
 #include "reports/derived.hpp"
+#include "reports/kernel_name.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::app {
@@ -48,12 +50,90 @@ struct Repetitions {
   bool prepared;
 };
 
-void check_and_time(labs::LabRun& run, report::Variant& out, Repetitions reps,
-                    const report::Report& r, cudaStream_t stream, labs::L2Flusher* flusher) {
+// The kernels a variant declares, with their static attributes and the function's mangled
+// name from the runtime (empty for a library's kernel: the launch recorder names those).
+std::vector<report::Kernel> declared_kernels(const labs::LabRun& run, const std::string& variant,
+                                             int max_warps_per_sm) {
+  std::vector<report::Kernel> out;
+  for (const auto& launch : run.kernels(variant)) {
+    report::Kernel& k = out.emplace_back();
+    k.name = launch.name;
+    k.launch_index = static_cast<int>(out.size()) - 1;
+    k.attributes = labs::static_attributes(launch, max_warps_per_sm);
+    k.mangled_name = labs::mangled_name(launch);
+  }
+  return out;
+}
+
+// Reconciles what the variant declared with what the driver saw it launch. Same count: the
+// launches name the library kernels the lab could not name. Another count (a library that
+// launches more or fewer kernels than the lab expected): the report lists what was launched,
+// keeping a declared kernel's label and attributes where its function matches. No launches
+// recorded (no recorder, or the kernels were launched by a CUDA graph): the declaration stands.
+void name_kernels(report::Report& r, report::Variant& v,
+                  const std::vector<cupti::LaunchRecord>& launched) {
+  if (!launched.empty() && launched.size() == v.kernels.size()) {
+    for (std::size_t i = 0; i < launched.size(); ++i) {
+      report::Kernel& k = v.kernels[i];
+      if (k.mangled_name.empty()) k.mangled_name = launched[i].mangled_name;
+      auto& a = k.attributes;
+      if (a.block_threads == 0) {
+        a.block_threads = static_cast<int>(launched[i].block[0] * launched[i].block[1] *
+                                           launched[i].block[2]);
+        a.grid_blocks = std::uint64_t{launched[i].grid[0]} * launched[i].grid[1] * launched[i].grid[2];
+        a.dynamic_shared_bytes = launched[i].dynamic_shared_bytes;
+      }
+    }
+  } else if (!launched.empty()) {
+    r.warnings.push_back(fmt::format("{}: declared {} kernel(s) but launched {}; the report lists "
+                                     "the kernels launched",
+                                     v.name, v.kernels.size(), launched.size()));
+    std::vector<report::Kernel> declared = std::move(v.kernels);
+    std::vector<bool> used(declared.size(), false);
+    v.kernels.clear();
+    for (const auto& l : launched) {
+      report::Kernel k;
+      for (std::size_t j = 0; j < declared.size(); ++j) {
+        if (!used[j] && declared[j].mangled_name == l.mangled_name) {
+          k = declared[j];
+          used[j] = true;
+          break;
+        }
+      }
+      k.mangled_name = l.mangled_name;
+      if (k.attributes.block_threads == 0) {
+        k.attributes.block_threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
+        k.attributes.grid_blocks = std::uint64_t{l.grid[0]} * l.grid[1] * l.grid[2];
+        k.attributes.dynamic_shared_bytes = l.dynamic_shared_bytes;
+      }
+      k.launch_index = static_cast<int>(v.kernels.size());
+      v.kernels.push_back(std::move(k));
+    }
+  }
+  for (auto& k : v.kernels) {
+    if (!k.mangled_name.empty()) k.function = report::demangle(k.mangled_name);
+    if (k.name.empty()) k.name = k.function.empty() ? "kernel" : report::display_name(k.function);
+  }
+}
+
+// The correctness launch, recorded by the launch recorder when there is one (the kernels it
+// launched name the variant's kernels), then the timed launches.
+void check_and_time(labs::LabRun& run, report::Report& r, report::Variant& out, Repetitions reps,
+                    cudaStream_t stream, labs::L2Flusher* flusher,
+                    cupti::LaunchRecorder* recorder) {
   run.prepare(out.name);
   run.poison_outputs(stream);
-  run.launch(out.name, stream);
-  GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto launch_once = [&] {
+    run.launch(out.name, stream);
+    GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+  std::vector<cupti::LaunchRecord> launched;
+  if (recorder) {
+    launched = recorder->record(launch_once);
+  } else {
+    launch_once();
+  }
+  name_kernels(r, out, launched);
   out.check = run.check(out.name);
   if (out.check.status == report::CheckStatus::failed) out.status = report::VariantStatus::failed;
 
@@ -83,57 +163,67 @@ void set_speedups(report::Report& r) {
 const char* const kFlushedPasses = "all: L2 flushed before every replay pass";
 const char* const kWarmPasses = "none: caches not flushed between replay passes";
 
-void file_counters(report::Variant& v, const cupti::RangeProfiler& profiler,
-                   const std::string& set_name, const char* replay, const char* cache_control,
-                   double seconds) {
-  v.counters.collected = true;
-  v.counters.metric_set = set_name;
-  v.counters.passes = profiler.passes();
-  v.counters.replay = replay;
-  v.counters.cache_control = cache_control;
-  v.counters.collection_seconds = seconds;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Kernel replay of one variant: a range per kernel it launches. When the count differs from
-// the kernels it declared (a library launching extra kernels), the ranges are kept, named by
-// launch order, without static attributes, and the report says so.
-void profile_variant_kernels(cupti::RangeProfiler& profiler, labs::LabRun& run,
-                             report::Report& r, report::Variant& v, const std::string& set_name,
-                             cudaStream_t stream) {
+// The counters of one variant, one range per kernel launch. Variant replay: gpulab launches
+// the whole variant once per pass, after the lab's prepare (traced labs) and an L2 flush (cache
+// control "all"), so that every pass starts from the same state. Kernel replay: CUPTI replays
+// each kernel, restoring memory in between, with no flush. When the ranges do not match the
+// kernels the report lists, the ranges are kept, named by launch order, and the report says so.
+void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::Report& r,
+                     report::Variant& v, const std::string& set_name, const RunSettings& settings,
+                     bool traced, cudaStream_t stream, labs::L2Flusher& flusher) {
+  const bool flush = settings.cache_control == "all";
+  const auto launch = [&] {
+    run.launch(v.name, stream);
+    GPULAB_CUDA_CHECK(traced ? cudaDeviceSynchronize() : cudaStreamSynchronize(stream));
+  };
   const auto started = std::chrono::steady_clock::now();
-  auto ranges = profiler.profile_kernels(
-      [&] {
-        run.launch(v.name, stream);
-        GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-      },
-      v.kernels.size());
+  std::vector<cupti::RangeValues> ranges;
+  if (settings.replay == "kernel") {
+    progress(settings, fmt::format("{}/{}: counters, kernel replay, {} passes per kernel",
+                                   r.lab.name, v.name, profiler.passes()));
+    if (traced) run.prepare(v.name);
+    ranges = profiler.profile_kernels(launch, v.kernels.size());
+  } else {
+    const std::string what = fmt::format("{}/{}: counters", r.lab.name, v.name);
+    ranges = profiler.replay_kernels(
+        launch, v.kernels.size(),
+        [&] {
+          if (traced) run.prepare(v.name);
+          if (flush) flusher.flush(stream);
+          GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+        },
+        [&](int pass, int passes) { pass_progress(settings, what, pass, passes); });
+  }
   if (ranges.size() != v.kernels.size() || profiler.dropped() > 0) {
     r.warnings.push_back(fmt::format(
-        "{}: declared {} kernel(s) but launched {}{}; counters are listed by launch order",
-        v.name, v.kernels.size(), ranges.size() + profiler.dropped(),
+        "{}: {} kernel(s) listed but {} profiled{}; counters are listed by launch order", v.name,
+        v.kernels.size(), ranges.size() + profiler.dropped(),
         profiler.dropped() ? fmt::format(" ({} not recorded)", profiler.dropped()) : ""));
-    v.kernels.clear();
+    v.kernels.resize(ranges.size());
     for (std::size_t i = 0; i < ranges.size(); ++i) {
-      report::Kernel& k = v.kernels.emplace_back();
-      k.name = "kernel " + std::to_string(i);
+      report::Kernel& k = v.kernels[i];
+      if (k.name.empty()) k.name = "kernel " + std::to_string(i);
       k.launch_index = static_cast<int>(i);
     }
   }
   for (std::size_t i = 0; i < ranges.size(); ++i) v.kernels[i].metrics = std::move(ranges[i].values);
-  file_counters(v, profiler, set_name, "kernel", kWarmPasses, seconds_since(started));
+
+  v.counters.collected = true;
+  v.counters.metric_set = set_name;
+  v.counters.passes = profiler.passes();
+  v.counters.replay = settings.replay;
+  v.counters.cache_control = flush && settings.replay != "kernel" ? kFlushedPasses : kWarmPasses;
+  v.counters.collection_seconds = seconds_since(started);
 }
 
-// Counters for every measured variant, after all timing is done. With cache control "all",
-// single-kernel variants are replayed by gpulab with an L2 flush before each pass (user
-// replay, as ncu does by default); variants of several kernels use kernel replay, which gives
-// per-kernel numbers but cannot flush between passes.
+// Counters for every measured variant, after all timing is done.
 void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
                       const std::vector<std::string>& metric_names, const RunSettings& settings,
-                      cudaStream_t stream, labs::L2Flusher& flusher) {
+                      bool traced, cudaStream_t stream, labs::L2Flusher& flusher) {
   std::vector<report::Variant*> profiled;
   for (auto& v : r.variants)
     if (v.status != report::VariantStatus::skipped) profiled.push_back(&v);
@@ -162,32 +252,8 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
     return;
   }
   const std::string set_name = metrics::is_set_name(settings.metrics) ? settings.metrics : "custom";
-
-  std::vector<report::Variant*> flushed, per_kernel;
   for (auto* v : profiled)
-    (settings.cache_control == "all" && v->kernels.size() == 1 ? flushed : per_kernel).push_back(v);
-
-  if (!flushed.empty()) {
-    std::vector<cupti::RangeProfiler::UserRange> ranges;
-    for (auto* v : flushed)
-      ranges.push_back({v->name, [&run, &stream, v] { run.launch(v->name, stream); }});
-    const auto started = std::chrono::steady_clock::now();
-    const std::string what = fmt::format("{} counters, {} variant(s)", r.lab.name, flushed.size());
-    auto values = profiler->profile_ranges(
-        ranges, [&] { flusher.flush(stream); },
-        [&](int pass, int passes) { pass_progress(settings, what, pass, passes); });
-    GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const double seconds = seconds_since(started);
-    for (std::size_t i = 0; i < flushed.size() && i < values.size(); ++i) {
-      flushed[i]->kernels[0].metrics = std::move(values[i].values);
-      file_counters(*flushed[i], *profiler, set_name, "user", kFlushedPasses, seconds);
-    }
-  }
-  for (auto* v : per_kernel) {
-    progress(settings, fmt::format("{}/{}: counters, kernel replay, {} passes per kernel",
-                                   r.lab.name, v->name, profiler->passes()));
-    profile_variant_kernels(*profiler, run, r, *v, set_name, stream);
-  }
+    profile_variant(*profiler, run, r, *v, set_name, settings, traced, stream, flusher);
 }
 
 // One more launch of every measured variant, recorded by the activity tracer: a pass of its
@@ -221,6 +287,10 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   const auto params = labs::resolve_params(spec, settings.size, settings.params);
   RunSettings resolved = settings;
   if (resolved.metrics.empty()) resolved.metrics = spec.traced ? "none" : "basic";
+  if (resolved.cache_control.empty()) resolved.cache_control = resolved.replay == "kernel" ? "none" : "all";
+  if (resolved.replay == "kernel" && resolved.cache_control == "all")
+    throw UsageError("--cache-control all needs --replay-mode variant: CUPTI's kernel replay "
+                     "cannot flush caches between its passes");
   const auto metric_names = metrics::resolve(resolved.metrics);
   const Repetitions reps{settings.warmup.value_or(spec.default_warmup),
                          settings.repeat.value_or(spec.default_repeat), spec.traced};
@@ -241,6 +311,10 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
     tracer = session.tracer(why_not);
     if (!tracer) r.warnings.push_back(why_not + "; the variants are reported without a timeline");
   }
+
+  // Names the kernels of every variant, libraries' included; without it (another CUPTI client
+  // holds the callbacks) the lab's own kernels are still named by the runtime.
+  cupti::LaunchRecorder* recorder = session.launch_recorder();
 
   progress(settings, fmt::format("{}: setting up", spec.name));
   auto run = lab.setup(params, settings.seed);
@@ -267,20 +341,14 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
       out.check.message = *reason;
       continue;
     }
-    int index = 0;
-    for (const auto& launch : run->kernels(vs->name)) {
-      report::Kernel& k = out.kernels.emplace_back();
-      k.name = launch.name;
-      k.launch_index = index++;
-      k.attributes = labs::static_attributes(launch, r.device.max_warps_per_sm);
-    }
+    out.kernels = declared_kernels(*run, vs->name, r.device.max_warps_per_sm);
     progress(settings, fmt::format("{}/{}: check and time", spec.name, vs->name));
-    check_and_time(*run, out, reps, r, stream, settings.cold ? &flusher : nullptr);
+    check_and_time(*run, r, out, reps, stream, settings.cold ? &flusher : nullptr, recorder);
   }
   set_speedups(r);
   if (tracer) trace_variants(*tracer, *run, r, settings, stream);
   if (!metric_names.empty())
-    collect_counters(session, *run, r, metric_names, resolved, stream, flusher);
+    collect_counters(session, *run, r, metric_names, resolved, spec.traced, stream, flusher);
   report::derive_all(r);
   report::summarize_timelines(r);
   return r;

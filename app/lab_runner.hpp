@@ -21,7 +21,11 @@ struct RunSettings {
   std::optional<int> repeat;  // unset: the lab's default (LabSpec::default_repeat)
   bool cold = false;
   std::string metrics;  // unset: basic, or none for traced labs (`run --diagnose`: full)
-  std::string cache_control = "all";  // "all": flush L2 before every replay pass; "none": don't
+  // "variant": gpulab replays the variant once per pass; "kernel": CUPTI replays each kernel.
+  std::string replay = "variant";
+  // "all": flush L2 before every replay pass (variant replay only); "none": don't. Unset: "all"
+  // with variant replay, "none" with kernel replay.
+  std::string cache_control;
   std::uint64_t seed = 20261130;
   bool progress = false;  // one line per step on stderr
 };
@@ -31,8 +35,7 @@ struct RunSettings {
 //  2. per variant: time with CUDA events (warm-up, then `repeat` timed launches);
 //  3. traced labs: per variant, one more launch recorded by the activity tracer;
 //  4. counters for every variant, after all timing is done (counters perturb timing, and
-//     timing must not perturb counters): see collect_counters in lab_runner.cpp for the
-//     replay mode each variant gets.
+//     timing must not perturb counters): see profile_variant in lab_runner.cpp.
 report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings& settings,
                        const std::vector<std::string>& argv);
 

@@ -2,6 +2,7 @@
 
 #include "app/device.hpp"
 #include "cupti/activity_tracer.hpp"
+#include "cupti/launch_recorder.hpp"
 #include "cupti/metric_catalogue.hpp"
 #include "cupti/range_profiler.hpp"
 
@@ -57,6 +58,18 @@ cupti::ActivityTracer* Session::tracer(std::string& why_not) {
   }
   if (tracing_unavailable_) why_not = *tracing_unavailable_;
   return tracer_.get();
+}
+
+cupti::LaunchRecorder* Session::launch_recorder() {
+  device();
+  if (!recorder_ && !recorder_unavailable_) {
+    try {
+      recorder_ = std::make_unique<cupti::LaunchRecorder>();
+    } catch (const Error&) {
+      recorder_unavailable_ = true;  // the runtime still names the labs' own kernels
+    }
+  }
+  return recorder_.get();
 }
 
 void Session::note_error(const Error& error) {

@@ -16,6 +16,7 @@
 
 namespace gpulab::cupti {
 class ActivityTracer;
+class LaunchRecorder;
 class RangeProfiler;
 }
 
@@ -41,6 +42,10 @@ class Session {
   // returns nullptr and `why_not` says why (later requests give the same answer).
   cupti::ActivityTracer* tracer(std::string& why_not);
 
+  // The launch recorder (CUPTI callbacks), set up on first request and kept; nullptr when
+  // another CUPTI client holds the callbacks (under ncu, nsys, compute-sanitizer).
+  cupti::LaunchRecorder* launch_recorder();
+
   // Probes whether counters can be read at all (for `info`).
   void probe_counters();
 
@@ -64,6 +69,8 @@ class Session {
   std::vector<std::string> profiler_metrics_;
   std::unique_ptr<cupti::RangeProfiler> profiler_;
   std::unique_ptr<cupti::ActivityTracer> tracer_;
+  std::unique_ptr<cupti::LaunchRecorder> recorder_;
+  bool recorder_unavailable_ = false;
   std::optional<std::string> tracing_unavailable_;
   std::optional<std::string> counters_unavailable_;  // set once counters were found missing
   std::map<std::string, bool> metric_supported_;  // cache of unsupported_metrics

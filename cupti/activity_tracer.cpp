@@ -1,7 +1,5 @@
 #include "cupti/activity_tracer.hpp"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -20,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "cupti/cupti_check.hpp"
+#include "reports/kernel_name.hpp"
 
 namespace gpulab::cupti {
 namespace {
@@ -290,55 +289,6 @@ class EnabledKinds {
   bool flushed_ = false;
 };
 
-std::string_view without_parameters(std::string_view name) {
-  if (name.empty() || name.back() != ')') return name;
-  int depth = 0;
-  for (std::size_t i = name.size(); i-- > 0;) {
-    if (name[i] == ')') ++depth;
-    if (name[i] == '(' && --depth == 0) return name.substr(0, i);
-  }
-  return name;
-}
-
-// Template functions demangle with their return type first; spaces inside template arguments
-// or "(anonymous namespace)" are not that separator.
-std::string_view without_return_type(std::string_view name) {
-  int depth = 0;
-  std::size_t begin = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
-    if (c == '>' || c == ')' || c == ']' || c == '}') --depth;
-    if (c == ' ' && depth == 0) begin = i + 1;
-  }
-  return name.substr(begin);
-}
-
-// Every lab kernel lives in these; repeating them in each name only makes the timeline wider.
-std::string_view without_own_namespaces(std::string_view name) {
-  for (bool stripped = true; stripped;) {
-    stripped = false;
-    for (std::string_view prefix : {"gpulab::labs::", "(anonymous namespace)::"}) {
-      if (name.substr(0, prefix.size()) == prefix) {
-        name.remove_prefix(prefix.size());
-        stripped = true;
-      }
-    }
-  }
-  return name;
-}
-
-// "void gpulab::labs::(anonymous namespace)::scale<float>(float*, int)" -> "scale<float>".
-// A name that does not demangle (an extern "C" kernel) is kept as it is.
-std::string kernel_display_name(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> demangled(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
-  if (status != 0 || !demangled) return mangled;
-  return std::string(
-      without_own_namespaces(without_return_type(without_parameters(demangled.get()))));
-}
-
 // `records` sorted by start. Another activity in between does not stop two migrations from
 // merging: only the gap between them counts.
 std::vector<Record> merge_migrations(std::vector<Record> records) {
@@ -378,7 +328,7 @@ std::vector<Activity> assemble(std::vector<Record> records, std::uint64_t since)
   for (Record& r : records) {
     if (r.activity.kind == ActivityKind::kernel) {
       auto [it, fresh] = names.try_emplace(r.activity.name);
-      if (fresh) it->second = kernel_display_name(r.activity.name);
+      if (fresh) it->second = report::display_name(report::demangle(r.activity.name));
       r.activity.name = it->second;
     }
     r.activity.start = static_cast<double>(r.start - origin) * 1e-9;

@@ -294,10 +294,10 @@ void RangeProfiler::configure(std::size_t max_ranges, bool user_replay) {
   config.pConfig = s.config_image.data();
   config.counterDataImageSize = s.counter_data.size();
   config.pCounterDataImage = s.counter_data.data();
-  config.range = user_replay ? CUPTI_UserRange : CUPTI_AutoRange;
+  config.range = CUPTI_AutoRange;  // one range per kernel launch, in either replay mode
   config.replayMode = user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
   config.maxRangesPerPass = max_ranges;
-  config.numNestingLevels = 1;  // auto range requires 1; our user ranges are flat
+  config.numNestingLevels = 1;  // auto range requires 1
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 1;
@@ -382,30 +382,20 @@ std::vector<RangeValues> RangeProfiler::profile_kernels(const std::function<void
   return decode();
 }
 
-std::vector<RangeValues> RangeProfiler::profile_ranges(const std::vector<UserRange>& ranges,
-                                                       const std::function<void()>& before_each,
+std::vector<RangeValues> RangeProfiler::replay_kernels(const std::function<void()>& launch_kernels,
+                                                       std::size_t expected_kernels,
+                                                       const std::function<void()>& before_pass,
                                                        const std::function<void(int, int)>& on_pass) {
-  if (ranges.empty()) return {};
   BatchScope batch(*impl_);
-  configure(ranges.size(), true);
+  configure(expected_kernels + kSpareRanges, true);
   // One iteration per pass: CUPTI reports when every pass of the configuration has run.
   for (int pass = 0;; ++pass) {
     if (pass > passes_) throw ApiError("CUPTI", 0, "user replay did not finish its passes");
     if (on_pass) on_pass(pass + 1, passes_);
+    if (before_pass) before_pass();
     start();
     try {
-      for (const auto& range : ranges) {
-        if (before_each) before_each();
-        CUpti_RangeProfiler_PushRange_Params push{
-            CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-        push.pRangeProfilerObject = impl_->target;
-        push.pRangeName = range.name.c_str();
-        GPULAB_CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
-        range.launch();
-        CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-        pop.pRangeProfilerObject = impl_->target;
-        GPULAB_CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
-      }
+      launch_kernels();
     } catch (...) {
       stop_after_error();
       throw;

@@ -1,22 +1,24 @@
 // Hardware counters through CUPTI's Range Profiler and Profiler Host API (CUDA 13).
 //
-// A metric set needs several passes: one pass can only read so many hardware counters. Two
-// ways to replay the work once per pass:
+// A metric set needs several passes: one pass can only read so many hardware counters. Both
+// ways to collect them use auto range, which makes every kernel launched between Start and
+// Stop one range ("0", "1", ... in launch order) that covers that kernel alone, so durations
+// and the `pct_of_peak_sustained_elapsed` throughputs are the kernel's own. They differ in who
+// replays the work once per pass:
 //
-// - profile_kernels: auto range + kernel replay. Every kernel launched between Start and Stop
-//   becomes one range ("0", "1", ... in launch order). CUPTI serializes the kernels and, for
-//   each, saves the device memory it may touch, runs it once per pass and restores memory in
-//   between. Per-kernel results for any launch sequence, but nothing can run between passes, so
-//   caches stay as the previous pass left them (CUPTI 13.0 has no cache control): data that
-//   fits in L2 is read from L2, and DRAM bytes understate what a cold launch moves.
-// - profile_ranges: user range + user replay. gpulab replays each named range itself, once
-//   per pass, and runs `before_each` (an L2 flush) before each one, the way ncu's default
-//   --cache-control all does. The work in a range must be repeatable (each launch recomputes
-//   its whole output); a range covering several kernels reports their sum.
+// - replay_kernels (user replay): gpulab runs the whole launch sequence once per pass and
+//   calls `before_pass` ahead of each (outside the ranges): an L2 flush there gives every pass
+//   the cold caches ncu's default --cache-control all gives. The sequence must be repeatable
+//   (each launch recomputes its whole output), which the lab contract requires.
+// - profile_kernels (kernel replay): CUPTI serializes the kernels and replays each one once per
+//   pass, saving the device memory it may touch first and restoring it in between. Any launch
+//   sequence works, but nothing runs between passes (CUPTI 13.0 has no cache control), and the
+//   restore leaves L2 full of dirty lines: measured on the H200, a kernel that writes a few
+//   bytes shows 20-30 MB of DRAM writes, which are the restore's write-backs.
 //
 // Lifecycle (RAII):
 //   RangeProfiler p(device, metrics);   // init, chip, availability, config image, Enable
-//   p.profile_kernels(...) / p.profile_ranges(...)   // any number of times, in any order
+//   p.replay_kernels(...) / p.profile_kernels(...)   // any number of times, in any order
 //   // ~RangeProfiler: Disable, host deinit, profiler deinit
 //
 // The CUDA context the kernels run in must be current on the calling thread.
@@ -59,22 +61,20 @@ class RangeProfiler {
   int passes() const { return passes_; }
   const std::vector<std::string>& metrics() const { return metrics_; }
 
+  // User replay: runs `before_pass` and then `launch_kernels` (which must leave the device
+  // idle) once per pass until CUPTI has every pass, with `on_pass(k, n)` before pass k of n
+  // (for progress); returns one RangeValues per kernel of one pass, in launch order. Up to
+  // kSpareRanges kernels beyond `expected_kernels` are kept; dropped() says how many more were
+  // lost.
+  std::vector<RangeValues> replay_kernels(const std::function<void()>& launch_kernels,
+                                          std::size_t expected_kernels,
+                                          const std::function<void()>& before_pass,
+                                          const std::function<void(int, int)>& on_pass = {});
+
   // Kernel replay: runs `launch_kernels` (which may synchronize) once and returns one
-  // RangeValues per kernel it launched, in launch order. Up to kSpareRanges kernels beyond
-  // `expected_kernels` are kept; dropped() says how many more were lost.
+  // RangeValues per kernel it launched, in launch order, with spare ranges as above.
   std::vector<RangeValues> profile_kernels(const std::function<void()>& launch_kernels,
                                            std::size_t expected_kernels);
-
-  struct UserRange {
-    std::string name;
-    std::function<void()> launch;  // enqueues the range's work (repeatable)
-  };
-  // User replay: runs every range once per pass, `before_each` ahead of each range (outside
-  // it), and `on_pass(k, n)` before pass k of n (for progress); returns one RangeValues per
-  // range, in order.
-  std::vector<RangeValues> profile_ranges(const std::vector<UserRange>& ranges,
-                                          const std::function<void()>& before_each,
-                                          const std::function<void(int, int)>& on_pass = {});
 
   // The metrics of `names` that this chip's CUPTI does not know (checked one by one).
   std::vector<std::string> unsupported(const std::vector<std::string>& names) const;

@@ -99,14 +99,19 @@ report::StaticAttributes static_attributes(const KernelLaunch& launch, int max_w
         static_cast<double>(blocks_per_sm * warps_per_block) / max_warps_per_sm;
 
   // The runtime names the kernel as ptxas did (mangled), which is the table's key.
-  const char* name = nullptr;
-  GPULAB_CUDA_CHECK(cudaFuncGetName(&name, launch.function));
-  if (const auto ptxas = ptxas_record(name)) {
+  if (const auto ptxas = ptxas_record(mangled_name(launch))) {
     a.spill_store_bytes = ptxas->spill_store_bytes;
     a.spill_load_bytes = ptxas->spill_load_bytes;
     a.stack_frame_bytes = ptxas->stack_frame_bytes;
   }
   return a;
+}
+
+std::string mangled_name(const KernelLaunch& launch) {
+  if (launch.function == nullptr) return {};
+  const char* name = nullptr;
+  GPULAB_CUDA_CHECK(cudaFuncGetName(&name, launch.function));
+  return name ? name : "";
 }
 
 void require_device_memory(std::size_t bytes, const char* what) {

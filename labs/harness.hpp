@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 
 #include <cuda_runtime_api.h>
 
@@ -41,6 +42,10 @@ void poison(void* ptr, std::size_t bytes, cudaStream_t stream);
 // Registers, local memory, shared memory and theoretical occupancy of one launch (all zero
 // when the launch has no function pointer).
 report::StaticAttributes static_attributes(const KernelLaunch& launch, int max_warps_per_sm);
+
+// The function's mangled name as the runtime knows it (cudaFuncGetName); empty when the launch
+// has no function pointer (a library's kernel).
+std::string mangled_name(const KernelLaunch& launch);
 
 // Throws UsageError when `bytes` more device memory would not fit in what is free now.
 void require_device_memory(std::size_t bytes, const char* what);

@@ -137,7 +137,10 @@ struct Diagnosis {
 };
 
 struct Kernel {
-  std::string name;
+  std::string name;           // the lab's label for the launch (e.g. "tiled"), or the function's
+                              // display name (reports/kernel_name.hpp) when the lab gave none
+  std::string function;       // demangled signature, as ncu and nsys print it; empty if unknown
+  std::string mangled_name;   // as the toolchain and `ncu --print-kernel-base mangled` write it
   int launch_index = 0;  // order within the variant
   StaticAttributes attributes;
   std::map<std::string, double> metrics;  // raw CUPTI metric name -> value
@@ -150,7 +153,8 @@ struct Counters {
   bool collected = false;
   std::string metric_set;  // "basic", "none" or "custom"
   int passes = 0;
-  std::string replay;         // "kernel" (auto range, kernel replay)
+  std::string replay;         // "variant": gpulab replays the variant once per pass (auto
+                              // range, user replay); "kernel": CUPTI kernel replay
   std::string cache_control;  // what was done to caches before profiling
   std::string note;           // why counters are missing, when they are
   double collection_seconds = 0;  // wall time of the profiling batch this variant was part of

@@ -38,6 +38,9 @@ json variant_json(const Variant& v) {
     if (a.spill_store_bytes) attributes["spill_store_bytes"] = *a.spill_store_bytes;
     if (a.spill_load_bytes) attributes["spill_load_bytes"] = *a.spill_load_bytes;
     if (a.stack_frame_bytes) attributes["stack_frame_bytes"] = *a.stack_frame_bytes;
+    // Absent, not empty, where the function is unknown (reports older than the field).
+    if (!k.function.empty()) kernels.back()["function"] = k.function;
+    if (!k.mangled_name.empty()) kernels.back()["mangled_name"] = k.mangled_name;
     if (k.diagnosis) kernels.back()["diagnosis"] = diagnosis_json(*k.diagnosis);
   }
   const auto& c = v.check;
@@ -126,6 +129,8 @@ DeviceInfo read_device(const Reader& r) {
 Kernel read_kernel(const Reader& r) {
   Kernel k;
   k.name = r.str("name");
+  k.function = r.str_or("function", "");
+  k.mangled_name = r.str_or("mangled_name", "");
   k.launch_index = static_cast<int>(r.integer_or("launch_index", 0));
   if (r.has("attributes")) {
     const auto a = r.at("attributes");

@@ -1,0 +1,25 @@
+// Kernel names as the toolchain writes them (mangled), as C++ reads them (demangled), and short
+// enough for a table column. ncu and nsys print the demangled form and search by the base name;
+// gpulab keeps both full forms in reports so that a finding can be found in those tools and in
+// the source.
+#pragma once
+
+#include <string>
+
+namespace gpulab::report {
+
+// The demangled signature ("void transpose_shared<RowMajorTile>(const float*, ...)"); a name
+// that is not an Itanium C++ mangled name (an extern "C" kernel) is returned as it is.
+std::string demangle(const std::string& mangled);
+
+// The function with its template arguments, without return type, parameters, and the
+// namespaces every lab kernel lives in:
+// "void gpulab::labs::(anonymous namespace)::reduce<(anonymous namespace)::Plain>(float const*)"
+// -> "reduce<Plain>". Takes a demangled name.
+std::string display_name(const std::string& demangled);
+
+// The bare function name, as ncu's --kernel-name-base function prints it: "reduce". Takes a
+// demangled name.
+std::string base_name(const std::string& demangled);
+
+}  // namespace gpulab::report
