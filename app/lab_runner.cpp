@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -117,8 +118,9 @@ void name_kernels(report::Report& r, report::Variant& v,
 }
 
 // The correctness launch, recorded by the launch recorder when there is one (the kernels it
-// launched name the variant's kernels), then the timed launches.
-void check_and_time(labs::LabRun& run, report::Report& r, report::Variant& out, Repetitions reps,
+// launched name the variant's kernels), then the timed launches. Returns whether the recorder
+// saw none of the variant's kernels launched one by one (they ran inside a CUDA graph).
+bool check_and_time(labs::LabRun& run, report::Report& r, report::Variant& out, Repetitions reps,
                     cudaStream_t stream, labs::L2Flusher* flusher,
                     cupti::LaunchRecorder* recorder) {
   run.prepare(out.name);
@@ -147,6 +149,7 @@ void check_and_time(labs::LabRun& run, report::Report& r, report::Variant& out, 
     if (r.device.roofs.copy_bandwidth > 0)
       out.roof_fraction = out.effective_bandwidth / r.device.roofs.copy_bandwidth;
   }
+  return recorder && launched.empty() && !out.kernels.empty();
 }
 
 // Against the nearest baseline before the variant: a lab with two experiments (the spill lab's
@@ -169,7 +172,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // The counters of one variant, one range per kernel launch. Variant replay: gpulab launches
 // the whole variant once per pass, after the lab's prepare (traced labs) and an L2 flush (cache
-// control "all"), so that every pass starts from the same state. Kernel replay: CUPTI replays
+// control "all"; the pass's first kernel, see RangeProfiler::PassHooks), so that every pass
+// starts from the same state. Kernel replay: CUPTI replays
 // each kernel, restoring memory in between, with no flush. When the ranges do not match the
 // kernels the report lists, the ranges are kept, named by launch order, and the report says so.
 void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::Report& r,
@@ -189,14 +193,19 @@ void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::
     ranges = profiler.profile_kernels(launch, v.kernels.size());
   } else {
     const std::string what = fmt::format("{}/{}: counters", r.lab.name, v.name);
-    ranges = profiler.replay_kernels(
-        launch, v.kernels.size(),
-        [&] {
-          if (traced) run.prepare(v.name);
-          if (flush) flusher.flush(stream);
-          GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
-        },
-        [&](int pass, int passes) { pass_progress(settings, what, pass, passes); });
+    cupti::RangeProfiler::PassHooks hooks;
+    hooks.before_pass = [&] {
+      if (traced) run.prepare(v.name);
+      GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+    };
+    if (flush) {
+      hooks.first_kernel = [&] {
+        flusher.flush(stream);
+        GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+      };
+    }
+    hooks.on_pass = [&](int pass, int passes) { pass_progress(settings, what, pass, passes); };
+    ranges = profiler.replay_kernels(launch, v.kernels.size(), hooks);
   }
   if (ranges.size() != v.kernels.size() || profiler.dropped() > 0) {
     r.warnings.push_back(fmt::format(
@@ -221,12 +230,27 @@ void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::
 }
 
 // Counters for every measured variant, after all timing is done.
+// On the H200, a user-replay pass over a CUDA graph's launch failed in CUPTI 13.0
+// (cuptiRangeProfilerStop: CUPTI_ERROR_UNKNOWN): auto range gives ranges to launches, and a
+// graph's kernels are not launched one by one.
+const char* const kGraphNote =
+    "counters not collected: the kernels run inside a CUDA graph, and CUPTI 13.0's per-kernel "
+    "ranges cover kernels launched one by one";
+
 void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
                       const std::vector<std::string>& metric_names, const RunSettings& settings,
-                      bool traced, cudaStream_t stream, labs::L2Flusher& flusher) {
+                      bool traced, const std::set<std::string>& graph_launched,
+                      cudaStream_t stream, labs::L2Flusher& flusher) {
   std::vector<report::Variant*> profiled;
-  for (auto& v : r.variants)
-    if (v.status != report::VariantStatus::skipped) profiled.push_back(&v);
+  for (auto& v : r.variants) {
+    if (v.status == report::VariantStatus::skipped) continue;
+    if (graph_launched.count(v.name)) {
+      v.counters.note = kGraphNote;
+      r.warnings.push_back(v.name + ": " + kGraphNote);
+      continue;
+    }
+    profiled.push_back(&v);
+  }
   if (profiled.empty()) return;
 
   // A named set adapts to the device: metrics its CUPTI does not know are left out, and the
@@ -329,6 +353,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   const cudaStream_t stream = spec.traced ? cudaStreamLegacy : own_stream.get();
   labs::L2Flusher flusher(r.device.l2_bytes);
 
+  std::set<std::string> graph_launched;  // variants whose kernels a CUDA graph launched
   for (const auto* vs : variants) {
     report::Variant& out = r.variants.emplace_back();
     out.name = vs->name;
@@ -343,12 +368,14 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
     }
     out.kernels = declared_kernels(*run, vs->name, r.device.max_warps_per_sm);
     progress(settings, fmt::format("{}/{}: check and time", spec.name, vs->name));
-    check_and_time(*run, r, out, reps, stream, settings.cold ? &flusher : nullptr, recorder);
+    if (check_and_time(*run, r, out, reps, stream, settings.cold ? &flusher : nullptr, recorder))
+      graph_launched.insert(out.name);
   }
   set_speedups(r);
   if (tracer) trace_variants(*tracer, *run, r, settings, stream);
   if (!metric_names.empty())
-    collect_counters(session, *run, r, metric_names, resolved, spec.traced, stream, flusher);
+    collect_counters(session, *run, r, metric_names, resolved, spec.traced, graph_launched, stream,
+                     flusher);
   report::derive_all(r);
   report::summarize_timelines(r);
   return r;

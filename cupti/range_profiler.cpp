@@ -384,17 +384,18 @@ std::vector<RangeValues> RangeProfiler::profile_kernels(const std::function<void
 
 std::vector<RangeValues> RangeProfiler::replay_kernels(const std::function<void()>& launch_kernels,
                                                        std::size_t expected_kernels,
-                                                       const std::function<void()>& before_pass,
-                                                       const std::function<void(int, int)>& on_pass) {
+                                                       const PassHooks& hooks) {
   BatchScope batch(*impl_);
-  configure(expected_kernels + kSpareRanges, true);
+  const std::size_t leading = hooks.first_kernel ? 1 : 0;
+  configure(leading + expected_kernels + kSpareRanges, true);
   // One iteration per pass: CUPTI reports when every pass of the configuration has run.
   for (int pass = 0;; ++pass) {
     if (pass > passes_) throw ApiError("CUPTI", 0, "user replay did not finish its passes");
-    if (on_pass) on_pass(pass + 1, passes_);
-    if (before_pass) before_pass();
+    if (hooks.on_pass) hooks.on_pass(pass + 1, passes_);
+    if (hooks.before_pass) hooks.before_pass();
     start();
     try {
+      if (hooks.first_kernel) hooks.first_kernel();
       launch_kernels();
     } catch (...) {
       stop_after_error();
@@ -402,7 +403,11 @@ std::vector<RangeValues> RangeProfiler::replay_kernels(const std::function<void(
     }
     if (stop()) break;
   }
-  return decode();
+  auto ranges = decode();
+  if (ranges.size() < leading)
+    throw ApiError("CUPTI", 0, "user replay recorded no range for the pass's first kernel");
+  ranges.erase(ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(leading));
+  return ranges;
 }
 
 }  // namespace gpulab::cupti

@@ -15,8 +15,8 @@
 namespace gpulab::labs {
 
 // Evicts L2 by reading a buffer twice its size with a small kernel. Used outside CUDA events
-// (cold timing) and outside profiler ranges (user replay), never inside kernel replay, where
-// it would be profiled as a kernel of its own.
+// (cold timing) and as the first kernel of every counter replay pass, whose range the profiler
+// leaves out; never inside kernel replay, where it would be replayed as a kernel of its own.
 class L2Flusher {
  public:
   explicit L2Flusher(std::size_t l2_bytes);
