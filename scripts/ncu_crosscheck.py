@@ -53,6 +53,9 @@ RULES = [
     Rule("dram-read", r"^dram__bytes_read\.sum$", 0.02, floor=1e6, cache_state=True),
     # ncu's measurement of a one-thread kernel carries ~100 KB of L2 traffic more than gpulab's.
     Rule("l2-bytes", r"^lts__t_bytes\.sum$", 0.02, floor=256e3),
+    # The hardware's bank-conflict counter depends on timing where shared memory is also written
+    # by atomics or the copy engines: ncu's own two launches differ by up to 3.8% there.
+    Rule("bank-conflicts", r"^l1tex__data_bank_conflicts_", 0.08, floor=64),
     # Tens of events are noise in counters of one-block kernels (ncu's own launches differ so).
     Rule("count", r"\.sum$", 0.02, floor=64),
     Rule("throughput", r"\.pct_of_peak_sustained_(elapsed|active)$", 0.05, floor=1.0,
@@ -61,7 +64,8 @@ RULES = [
          cache_state=True),
     Rule("hit-rate", r"_hit_rate\.pct$", 0.05, floor=2.0, long_only=True, cache_state=True),
     Rule("threads-per-inst", r"^smsp__thread_inst_executed_per_inst_executed\.ratio$", 0.02),
-    Rule("stall", r"^smsp__average_warp", 0.10, floor=0.5, long_only=True),
+    # Stall ratios are shown, not gated: see docs/measurement.md for where they agree.
+    Rule("stall", r"^smsp__average_warp", 0.10, floor=0.5, long_only=True, gated=False),
     Rule("other", r".", 0.05, long_only=True),
 ]
 
