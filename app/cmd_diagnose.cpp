@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "reports/errors.hpp"
+#include "reports/kernel_name.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/report_json.hpp"
@@ -25,7 +26,9 @@ std::string thresholds_text() {
 bool has_kernel(const report::Variant& v, const std::string& kernel) {
   if (kernel == "timeline" && v.timeline) return true;
   return std::any_of(v.kernels.begin(), v.kernels.end(),
-                     [&](const report::Kernel& k) { return k.name == kernel; });
+                     [&](const report::Kernel& k) {
+                       return report::names_kernel(kernel, k.name, k.function);
+                     });
 }
 
 void require_variant_and_kernel(const report::Report& r, const std::string& variant,

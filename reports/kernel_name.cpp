@@ -60,6 +60,12 @@ std::string display_name(const std::string& demangled) {
   return without_own_namespaces(without_return_type(without_parameters(demangled)));
 }
 
+std::string shown_function(const std::string& demangled, std::size_t width) {
+  const std::string shown = display_name(demangled);
+  if (width == 0 || shown.size() <= width) return shown;  // display names are ASCII
+  return shown.substr(0, width - 1) + "\u2026";
+}
+
 std::string base_name(const std::string& demangled) {
   const std::string shown = display_name(demangled);
   std::string_view name = shown;
@@ -76,6 +82,19 @@ std::string base_name(const std::string& demangled) {
   }
   const std::size_t scope = name.rfind("::");
   return std::string(scope == std::string_view::npos ? name : name.substr(scope + 2));
+}
+
+bool names_kernel(const std::string& selection, const std::string& label,
+                  const std::string& demangled) {
+  if (selection == label) return true;
+  if (demangled.empty()) return false;
+  return selection == display_name(demangled) || selection == base_name(demangled);
+}
+
+std::string kernel_heading(const std::string& label, const std::string& demangled) {
+  if (demangled.empty()) return label;
+  const std::string shown = shown_function(demangled);
+  return shown == label ? label : label + " \u00b7 " + shown;
 }
 
 }  // namespace gpulab::report

@@ -4,6 +4,7 @@
 // the source.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace gpulab::report {
@@ -18,8 +19,21 @@ std::string demangle(const std::string& mangled);
 // -> "reduce<Plain>". Takes a demangled name.
 std::string display_name(const std::string& demangled);
 
+// How text output names a kernel's function: its display name, cut to `width` code points with
+// an ellipsis (library kernels' template arguments run to hundreds of characters); reports
+// keep the whole name. Takes a demangled name.
+std::string shown_function(const std::string& demangled, std::size_t width = 56);
+
 // The bare function name, as ncu's --kernel-name-base function prints it: "reduce". Takes a
 // demangled name.
 std::string base_name(const std::string& demangled);
+
+// Whether `selection` (what a user typed after --kernel) names a kernel with this label and this
+// demangled function: the label, the display name or the base name.
+bool names_kernel(const std::string& selection, const std::string& label,
+                  const std::string& demangled);
+
+// A kernel's heading in text output: "label · function" where they differ, else the label.
+std::string kernel_heading(const std::string& label, const std::string& demangled);
 
 }  // namespace gpulab::report

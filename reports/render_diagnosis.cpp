@@ -5,6 +5,7 @@
 #include "cupti/metric_catalogue.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/format.hpp"
+#include "reports/kernel_name.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -105,15 +106,17 @@ std::string render_diagnosis(const Report& report, const std::string& variant,
                           *v.timeline->diagnosis, style));
     }
     for (const auto& k : v.kernels) {
-      if (!kernel.empty() && k.name != kernel) continue;
+      if (!kernel.empty() && !names_kernel(kernel, k.name, k.function)) continue;
       if (!k.diagnosis && timeline) continue;  // a traced lab's kernels without counters
       any = true;
       if (!k.diagnosis) {
-        add(fmt::format("{}/{} · {}: not diagnosed: {}\n", report.lab.name, v.name, k.name,
+        add(fmt::format("{}/{} · {}: not diagnosed: {}\n", report.lab.name, v.name,
+                        kernel_heading(k.name, k.function),
                         v.counters.note.empty() ? "no counters in the report" : v.counters.note));
         continue;
       }
-      add(diagnosis_block(fmt::format("{}/{} · {}", report.lab.name, v.name, k.name),
+      add(diagnosis_block(
+          fmt::format("{}/{} · {}", report.lab.name, v.name, kernel_heading(k.name, k.function)),
                           *k.diagnosis, style));
     }
     if (!any && v.status == VariantStatus::skipped)

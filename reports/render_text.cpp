@@ -7,6 +7,7 @@
 
 #include "reports/derived.hpp"
 #include "reports/format.hpp"
+#include "reports/kernel_name.hpp"
 #include "reports/render_timeline.hpp"
 #include "reports/table.hpp"
 
@@ -178,6 +179,34 @@ std::string timing_table(const Report& r, const Style& style) {
   return out;
 }
 
+// Every kernel each variant launched, by the function a user finds in the source, in ncu and in
+// nsys, with its launch shape. Consecutive launches of one kernel with one shape (a traced lab's
+// steps and chunks) make one row, with their count.
+std::string kernels_table(const Report& r, const Style& style) {
+  TextTable table({"variant", "kernel", "function", "grid", "block", "registers"}, 3);
+  const auto same = [](const Kernel& a, const Kernel& b) {
+    return a.name == b.name && a.function == b.function &&
+           a.attributes.grid_blocks == b.attributes.grid_blocks &&
+           a.attributes.block_threads == b.attributes.block_threads;
+  };
+  for (const auto& v : r.variants) {
+    for (std::size_t i = 0; i < v.kernels.size();) {
+      const Kernel& k = v.kernels[i];
+      std::size_t n = 1;
+      while (i + n < v.kernels.size() && same(k, v.kernels[i + n])) ++n;
+      const auto& a = k.attributes;
+      const bool shaped = a.block_threads > 0;
+      table.add_row({v.name, n > 1 ? fmt::format("{} (x{})", k.name, n) : k.name,
+                     k.function.empty() ? "-" : shown_function(k.function),
+                     shaped ? fmtx::count(static_cast<double>(a.grid_blocks)) : "-",
+                     shaped ? std::to_string(a.block_threads) : "-",
+                     a.registers_per_thread > 0 ? std::to_string(a.registers_per_thread) : "-"});
+      i += n;
+    }
+  }
+  return table.empty() ? "" : render_table(table, style);
+}
+
 std::string check_failures(const Report& r) {
   std::string out;
   for (const auto& v : r.variants) {
@@ -245,6 +274,7 @@ std::string counters_table(const Report& r, const Style& style) {
 
 std::string render_text(const Report& r, const Style& style) {
   std::string out = header(r, style) + "\n" + timing_table(r, style);
+  if (const std::string kernels = kernels_table(r, style); !kernels.empty()) out += "\n" + kernels;
   const std::string failures = check_failures(r);
   if (!failures.empty()) out += "\n" + failures;
   const std::string timelines = render_timelines(r, style);

@@ -305,11 +305,20 @@ TEST(DecisionTree, EveryFindingIdIsInTheCatalogue) {
 
 using test::run_cli;
 
+TEST(DiagnoseCommand, KernelIsSelectedByLabelOrFunction) {
+  for (const char* name : {"transpose_tiled", "transpose_shared<RowMajorTile>", "transpose_shared"}) {
+    const auto r = run_cli({"diagnose", "--report", kTranspose, "--variant", "tiled", "--kernel", name});
+    ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("principal: shared-bank-conflicts"), std::string::npos) << name;
+  }
+}
+
 TEST(DiagnoseCommand, OfflineReportText) {
   const auto r = run_cli({"diagnose", "--report", kTranspose, "--variant", "tiled"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("transpose/tiled · transpose_tiled · verdict: latency-bound · principal: "
-                       "shared-bank-conflicts"),
+  // The heading names the kernel by its label and its function.
+  EXPECT_NE(r.out.find("transpose/tiled · transpose_tiled · transpose_shared<RowMajorTile> · "
+                       "verdict: latency-bound · principal: shared-bank-conflicts"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("├─ shared-banks"), std::string::npos);

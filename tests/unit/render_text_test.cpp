@@ -61,5 +61,32 @@ TEST(RenderText, CountersMissingSaysWhy) {
   EXPECT_NE(text.find("warning: counters unavailable"), std::string::npos);
 }
 
+// The kernels table names each kernel by its function, as ncu and the source do; one row stands
+// for consecutive launches of one kernel.
+TEST(RenderText, KernelsAreShownByTheirFunction) {
+  Report r = matmul_like();
+  Kernel k;
+  k.name = "tiled";
+  k.function = "void gpulab::labs::(anonymous namespace)::transpose_shared<gpulab::labs::"
+               "(anonymous namespace)::RowMajorTile>(float const*, float*, int, int)";
+  k.attributes.block_threads = 256;
+  k.attributes.grid_blocks = 65536;
+  r.variants[0].kernels = {k};
+  Kernel step;
+  step.name = "step";
+  step.function = "void gpulab::labs::(anonymous namespace)::step(float*, float, int)";
+  r.variants[1].kernels.assign(200, step);
+  Kernel lib;
+  lib.name = "library";
+  lib.function = "void cub::DeviceReduceKernel<" + std::string(300, 'x') + ">(float*)";
+  r.variants[2].kernels = {lib};
+  const std::string text = render_text(r);
+  EXPECT_NE(text.find("transpose_shared<RowMajorTile>"), std::string::npos) << text;
+  EXPECT_NE(text.find("65,536"), std::string::npos) << text;
+  EXPECT_NE(text.find("step (x200)"), std::string::npos) << text;
+  EXPECT_EQ(text.find(std::string(100, 'x')), std::string::npos) << "long names are cut";
+  EXPECT_NE(text.find("cub::DeviceReduceKernel<xxx"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace gpulab::report
