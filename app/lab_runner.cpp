@@ -66,6 +66,15 @@ std::vector<report::Kernel> declared_kernels(const labs::LabRun& run, const std:
   return out;
 }
 
+// A library kernel's launch shape, from the recorded launch (the lab kernels' shapes come with
+// their static attributes).
+void take_shape(report::StaticAttributes& a, const cupti::LaunchRecord& l) {
+  if (a.block_threads != 0) return;
+  a.block_threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
+  a.grid_blocks = std::uint64_t{l.grid[0]} * l.grid[1] * l.grid[2];
+  a.dynamic_shared_bytes = l.dynamic_shared_bytes;
+}
+
 // Reconciles what the variant declared with what the driver saw it launch. Same count: the
 // launches name the library kernels the lab could not name. Another count (a library that
 // launches more or fewer kernels than the lab expected): the report lists what was launched,
@@ -77,13 +86,7 @@ void name_kernels(report::Report& r, report::Variant& v,
     for (std::size_t i = 0; i < launched.size(); ++i) {
       report::Kernel& k = v.kernels[i];
       if (k.mangled_name.empty()) k.mangled_name = launched[i].mangled_name;
-      auto& a = k.attributes;
-      if (a.block_threads == 0) {
-        a.block_threads = static_cast<int>(launched[i].block[0] * launched[i].block[1] *
-                                           launched[i].block[2]);
-        a.grid_blocks = std::uint64_t{launched[i].grid[0]} * launched[i].grid[1] * launched[i].grid[2];
-        a.dynamic_shared_bytes = launched[i].dynamic_shared_bytes;
-      }
+      take_shape(k.attributes, launched[i]);
     }
   } else if (!launched.empty()) {
     r.warnings.push_back(fmt::format("{}: declared {} kernel(s) but launched {}; the report lists "
@@ -102,11 +105,7 @@ void name_kernels(report::Report& r, report::Variant& v,
         }
       }
       k.mangled_name = l.mangled_name;
-      if (k.attributes.block_threads == 0) {
-        k.attributes.block_threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
-        k.attributes.grid_blocks = std::uint64_t{l.grid[0]} * l.grid[1] * l.grid[2];
-        k.attributes.dynamic_shared_bytes = l.dynamic_shared_bytes;
-      }
+      take_shape(k.attributes, l);
       k.launch_index = static_cast<int>(v.kernels.size());
       v.kernels.push_back(std::move(k));
     }
@@ -173,8 +172,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // The counters of one variant, one range per kernel launch. Variant replay: gpulab launches
 // the whole variant once per pass, after the lab's prepare (traced labs) and an L2 flush (cache
 // control "all"; the pass's first kernel, see RangeProfiler::PassHooks), so that every pass
-// starts from the same state. Kernel replay: CUPTI replays
-// each kernel, restoring memory in between, with no flush. When the ranges do not match the
+// starts from the same state. Kernel replay: CUPTI replays each kernel, restoring memory in
+// between, with no flush. When the ranges do not match the
 // kernels the report lists, the ranges are kept, named by launch order, and the report says so.
 void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::Report& r,
                      report::Variant& v, const std::string& set_name, const RunSettings& settings,
@@ -229,7 +228,6 @@ void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::
   v.counters.collection_seconds = seconds_since(started);
 }
 
-// Counters for every measured variant, after all timing is done.
 // On the H200, a user-replay pass over a CUDA graph's launch failed in CUPTI 13.0
 // (cuptiRangeProfilerStop: CUPTI_ERROR_UNKNOWN): auto range gives ranges to launches, and a
 // graph's kernels are not launched one by one.
@@ -237,6 +235,7 @@ const char* const kGraphNote =
     "counters not collected: the kernels run inside a CUDA graph, and CUPTI 13.0's per-kernel "
     "ranges cover kernels launched one by one";
 
+// Counters for every measured variant, after all timing is done.
 void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
                       const std::vector<std::string>& metric_names, const RunSettings& settings,
                       bool traced, const std::set<std::string>& graph_launched,
