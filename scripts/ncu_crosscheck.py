@@ -14,7 +14,10 @@ and launch order, variant after variant; two variants often share a function, so
 never looked up by name alone.
 
 Each metric value is judged by the rule of its class (RULES below; docs/measurement.md says where
-each bound comes from): allowed = max(relative bound x |ncu|, ncu's own spread, absolute floor).
+each bound comes from): allowed = max(relative bound x |ncu|, twice ncu's own spread, absolute
+floor). Twice: gpulab's value is one draw of the same noise that ncu's two launches show, and two
+launches underrate a noisy counter's range. On kernels that keep data in local memory, the
+metrics that depend on how much of it L1 holds get the wider bound of LOCAL_RESIDENCY.
 Durations, throughputs and stall ratios are judged only on kernels of at least MIN_GATED_NS (CUPTI
 and ncu both read short kernels noisily; they are still listed). Prints the worst difference per
 metric and one PASS/FAIL line; exits 1 on FAIL.
@@ -58,16 +61,26 @@ RULES = [
     Rule("bank-conflicts", r"^l1tex__data_bank_conflicts_", 0.08, floor=64),
     # Tens of events are noise in counters of one-block kernels (ncu's own launches differ so).
     Rule("count", r"\.sum$", 0.02, floor=64),
-    Rule("throughput", r"\.pct_of_peak_sustained_(elapsed|active)$", 0.05, floor=1.0,
-         long_only=True),
     Rule("dram-throughput", r"^dram__throughput", 0.05, floor=1.0, long_only=True,
          cache_state=True),
+    Rule("throughput", r"\.pct_of_peak_sustained_(elapsed|active)$", 0.05, floor=1.0,
+         long_only=True),
     Rule("hit-rate", r"_hit_rate\.pct$", 0.05, floor=2.0, long_only=True, cache_state=True),
     Rule("threads-per-inst", r"^smsp__thread_inst_executed_per_inst_executed\.ratio$", 0.02),
     # Stall ratios are shown, not gated: see docs/measurement.md for where they agree.
     Rule("stall", r"^smsp__average_warp", 0.10, floor=0.5, long_only=True, gated=False),
     Rule("other", r".", 0.05, long_only=True),
 ]
+
+
+# How far the L1-residency metrics of a local-memory kernel move in ncu's own measurement when
+# only the per-thread stack reservation changes (cudaLimitStackSize 1024 -> 1040/2048/4096
+# bytes, above the 280-byte frame the kernels use): spill/capped's L1 hit rate 77.5-86.9%,
+# DRAM reads 176-227 MB, writes 3.84-4.58 GB (docs/measurement.md has the table).
+LOCAL_RESIDENCY = {"relative": 0.25, "hit_rate_points": 10.0}
+LOCAL_RESIDENCY_RULES = {"dram-write", "dram-read", "dram-throughput", "l2-bytes", "hit-rate"}
+LOCAL_TRAFFIC_METRICS = ("l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
+                         "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum")
 
 
 # Kernels whose ncu numbers describe another execution than the program's, with the evidence.
@@ -131,6 +144,10 @@ class KernelMatch:
     mangled: str
     ours: dict
     ncu: list  # the ncu records of this kernel, one per launch ncu saw (up to two)
+
+    @property
+    def uses_local_memory(self):
+        return any(self.ours.get(m, 0) > 0 for m in LOCAL_TRAFFIC_METRICS)
 
 
 def match_report(lab, report, records, launches_per_variant=2):
@@ -228,7 +245,11 @@ def judge(match):
         rule = rule_for(metric)
         theirs = sum(values) / len(values)
         spread = max(values) - min(values)
-        allowed = max(rule.relative * abs(theirs), spread, rule.floor)
+        allowed = max(rule.relative * abs(theirs), 2 * spread, rule.floor)
+        if match.uses_local_memory and rule.name in LOCAL_RESIDENCY_RULES:
+            wide = (LOCAL_RESIDENCY["hit_rate_points"] if rule.name == "hit-rate"
+                    else LOCAL_RESIDENCY["relative"] * abs(theirs))
+            allowed = max(allowed, wide)
         gated = (rule.gated and (long_kernel or not rule.long_only)
                  and (match.index == 0 or not rule.cache_state))
         out.append(Judgement(match, metric, rule, ours, theirs, spread, allowed, gated))
