@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "cupti/metric_catalogue.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/diagnosis_walk.hpp"
+#include "reports/metric_catalogue.hpp"
 
 namespace gpulab::report {
 namespace {
