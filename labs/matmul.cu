@@ -25,6 +25,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 // cuBLAS status checks, in the shape of GPULAB_CUDA_CHECK (reports/errors.hpp).
 #define GPULAB_CUBLAS_CHECK(call) \
@@ -389,9 +390,10 @@ struct MatmulVariant {
   VariantSpec spec;
   KernelPlan (*plan)(const Shape&);
 };
+using Variants = VariantTable<MatmulVariant>;
 
-const std::vector<MatmulVariant>& variant_table() {
-  static const std::vector<MatmulVariant> table = {
+std::vector<MatmulVariant> variant_table() {
+  return {
       {{"naive", Role::baseline,
         "one thread per element of C; A row and B column read from global memory for every k",
         "latency-bound"},
@@ -407,11 +409,6 @@ const std::vector<MatmulVariant>& variant_table() {
         "compute-bound"},
        plan_cublas},
   };
-  return table;
-}
-
-const MatmulVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "matmul");
 }
 
 // ---- correctness ---------------------------------------------------------------------------------
@@ -464,8 +461,9 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
 
 class MatmulRun final : public LabRun {
  public:
-  MatmulRun(int size, std::uint64_t seed)
-      : shape_{size, size, size},
+  MatmulRun(const Variants& variants, int size, std::uint64_t seed)
+      : variants_(variants),
+        shape_{size, size, size},
         host_a_(static_cast<size_t>(size) * size),
         host_b_(static_cast<size_t>(size) * size) {
     const size_t elements = static_cast<size_t>(size) * size;
@@ -488,12 +486,12 @@ class MatmulRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const KernelPlan p = variant_or_throw(variant).plan(shape_);
+    const KernelPlan p = variants_[variant].plan(shape_);
     return {{p.name, reinterpret_cast<const void*>(p.fn), p.grid, p.block, 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const KernelPlan p = variant_or_throw(variant).plan(shape_);
+    const KernelPlan p = variants_[variant].plan(shape_);
     if (p.fn) {
       p.fn<<<p.grid, p.block, 0, stream>>>(a_.get(), b_.get(), c_.get(), shape_.m, shape_.n,
                                            shape_.k);
@@ -555,6 +553,8 @@ class MatmulRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   void sgemm_cublas(cudaStream_t stream) {
     const float alpha = 1.0f, beta = 0.0f;
     GPULAB_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
@@ -608,36 +608,30 @@ class MatmulRun final : public LabRun {
   double tolerance_abs_ = 0;
 };
 
-class MatmulLab final : public Lab {
- public:
-  MatmulLab() {
-    spec_.name = "matmul";
-    spec_.topic = "data reuse: shared-memory and register tiling";
-    spec_.summary = "fp32 C = A·B: from one thread per output to register tiles, against cuBLAS";
-    spec_.teaching_point =
-        "A matrix multiply reuses every input N times, so its speed depends on where that reuse "
-        "happens. The naive kernel fetches two operands from the memory hierarchy for every "
-        "multiply-add and spends its time waiting on loads; 16x16 shared-memory tiles cut global "
-        "loads 16-fold but still feed each FMA from two shared-memory reads. Giving each thread "
-        "an 8x8 block of C in registers turns every loaded value into 8 FMAs, and the FMA units "
-        "finally set the pace, within reach of cuBLAS.";
-    spec_.params = {
-        {"size", "M = N = K: rows and columns of A, B and C", 4096, 64, 16384, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<MatmulRun>(variants, static_cast<int>(params.at("size")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<MatmulRun>(static_cast<int>(params.at("size")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "matmul";
+  spec.topic = "data reuse: shared-memory and register tiling";
+  spec.summary = "fp32 C = A·B: from one thread per output to register tiles, against cuBLAS";
+  spec.teaching_point =
+      "A matrix multiply reuses every input N times, so its speed depends on where that reuse "
+      "happens. The naive kernel fetches two operands from the memory hierarchy for every "
+      "multiply-add and spends its time waiting on loads; 16x16 shared-memory tiles cut global "
+      "loads 16-fold but still feed each FMA from two shared-memory reads. Giving each thread "
+      "an 8x8 block of C in registers turns every loaded value into 8 FMAs, and the FMA units "
+      "finally set the pace, within reach of cuBLAS.";
+  spec.params = {
+      {"size", "M = N = K: rows and columns of A, B and C", 4096, 64, 16384, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::MatmulLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

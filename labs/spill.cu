@@ -43,6 +43,7 @@
 #include "labs/random.hpp"
 #include "labs/parallel_for.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -188,9 +189,10 @@ struct SpillVariant {
   KernelFn kernel;
   Computation computation;  // which CPU reference and work model the variant has
 };
+using Variants = VariantTable<SpillVariant>;
 
-const std::vector<SpillVariant>& variant_table() {
-  static const std::vector<SpillVariant> table = {
+std::vector<SpillVariant> variant_table() {
+  return {
       {{"local-array", Role::baseline,
         "float[32] indexed in a loop whose bound is a run-time value: a 128-byte stack frame, "
         "every access a local load or store",
@@ -210,11 +212,6 @@ const std::vector<SpillVariant>& variant_table() {
         ""},
        "bank_uncapped", bank_uncapped, Computation::bank},
   };
-  return table;
-}
-
-const SpillVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "spill");
 }
 
 // The smoothing on the CPU: the operations of smooth_array, in its order.
@@ -251,7 +248,8 @@ void bank_reference(const std::vector<float>& in, std::vector<float>& out, std::
 
 class SpillRun final : public LabRun {
  public:
-  SpillRun(std::size_t n, std::uint64_t seed) : n_(n), host_in_(kLen * n) {
+  SpillRun(const Variants& variants, std::size_t n, std::uint64_t seed)
+      : variants_(variants), n_(n), host_in_(kLen * n) {
     require_device_memory((kLen + 1) * n_ * sizeof(float), "spill at this size");
     in_ = DeviceBuffer<float>(host_in_.size());
     out_ = DeviceBuffer<float>(n_);
@@ -269,19 +267,19 @@ class SpillRun final : public LabRun {
 
   // The bank reads 4 floats per thread and does 64 FFMAs to start and per round, then 64 adds.
   std::optional<report::WorkModel> variant_work(const std::string& variant) const override {
-    if (variant_or_throw(variant).computation != Computation::bank) return std::nullopt;
+    if (variants_[variant].computation != Computation::bank) return std::nullopt;
     const double n = static_cast<double>(n_);
     return report::WorkModel{n * kInputs * sizeof(float), n * sizeof(float),
                              n * (2.0 * kBank * (kRounds + 1) + kBank)};
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     v.kernel<<<grid(), kBlock, 0, stream>>>(in_.get(), out_.get(), static_cast<int>(n_), kLen);
     GPULAB_CUDA_CHECK_LAUNCH();
   }
@@ -291,13 +289,15 @@ class SpillRun final : public LabRun {
   // The same float operations in the same order on both sides (fmaf rounds once on the CPU as
   // on the GPU, and nothing is reassociated): compared exactly.
   report::Check check(const std::string& variant) override {
-    const auto& ref = reference(variant_or_throw(variant).computation);
+    const auto& ref = reference(variants_[variant].computation);
     std::vector<float> got(n_);
     GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
     return compare(got.data(), ref.data(), n_, Tolerance{0, 0});
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const { return dim3(static_cast<unsigned>((n_ + kBlock - 1) / kBlock)); }
 
   // Computed on the first check that needs it.
@@ -317,39 +317,33 @@ class SpillRun final : public LabRun {
   DeviceBuffer<float> in_, out_;
 };
 
-class SpillLab final : public Lab {
- public:
-  SpillLab() {
-    spec_.name = "spill";
-    spec_.topic = "registers, local memory, stack frames and spills";
-    spec_.summary =
-        "a per-thread array and a 64-value register bank: when values leave the register file";
-    spec_.teaching_point =
-        "Registers are named by the instructions, so an array stays in them only if every index "
-        "is a compile-time constant; a loop bound known only at run time sends the whole array "
-        "to a stack frame in local memory, and each access becomes a load or store through L1 "
-        "and L2. A register cap pushes values to the same place by another route: whatever does "
-        "not fit under the cap is spilled and reloaded, and the occupancy the cap buys does not "
-        "pay for that traffic. ptxas -v tells the two apart (stack frame versus spill stores); "
-        "the local-memory counters show what either costs.";
-    spec_.params = {
-        {"size", "threads: per-thread arrays of 32 floats, and 64-value banks", 1 << 22, 1,
-         1 << 24, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<SpillRun>(variants, static_cast<std::size_t>(params.at("size")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<SpillRun>(static_cast<std::size_t>(params.at("size")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "spill";
+  spec.topic = "registers, local memory, stack frames and spills";
+  spec.summary =
+      "a per-thread array and a 64-value register bank: when values leave the register file";
+  spec.teaching_point =
+      "Registers are named by the instructions, so an array stays in them only if every index "
+      "is a compile-time constant; a loop bound known only at run time sends the whole array "
+      "to a stack frame in local memory, and each access becomes a load or store through L1 "
+      "and L2. A register cap pushes values to the same place by another route: whatever does "
+      "not fit under the cap is spilled and reloaded, and the occupancy the cap buys does not "
+      "pay for that traffic. ptxas -v tells the two apart (stack frame versus spill stores); "
+      "the local-memory counters show what either costs.";
+  spec.params = {
+      {"size", "threads: per-thread arrays of 32 floats, and 64-value banks", 1 << 22, 1,
+       1 << 24, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::SpillLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -34,6 +34,7 @@
 #include "labs/harness.hpp"
 #include "labs/parallel_for.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -112,9 +113,10 @@ struct StreamsVariant {
   VariantSpec spec;
   Schedule schedule;
 };
+using Variants = VariantTable<StreamsVariant>;
 
-const std::vector<StreamsVariant>& variant_table() {
-  static const std::vector<StreamsVariant> table = {
+std::vector<StreamsVariant> variant_table() {
+  return {
       {{"serial-pageable", Role::baseline,
         "per chunk on one stream: copy in, kernel, copy out, from and to pageable std::vector "
         "buffers: every copy is staged through a pinned buffer by the CPU",
@@ -131,11 +133,6 @@ const std::vector<StreamsVariant>& variant_table() {
         ""},
        Schedule::overlapped},
   };
-  return table;
-}
-
-const StreamsVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "streams");
 }
 
 struct Chunk {
@@ -145,8 +142,9 @@ struct Chunk {
 
 class StreamsRun final : public LabRun {
  public:
-  StreamsRun(std::size_t n, int chunks, int streams, int rounds, std::uint64_t seed)
-      : n_(n), rounds_(rounds) {
+  StreamsRun(const Variants& variants, std::size_t n, int chunks, int streams, int rounds,
+             std::uint64_t seed)
+      : variants_(variants), n_(n), rounds_(rounds) {
     require_device_memory(2 * n_ * sizeof(std::uint32_t), "streams at this size");
     // Balanced chunks: c covers [n c / chunks, n (c + 1) / chunks). When there are fewer
     // elements than chunks some are empty; they are left out (no copy, no launch).
@@ -181,7 +179,7 @@ class StreamsRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    (void)variant_or_throw(variant);
+    (void)variants_[variant];
     std::vector<KernelLaunch> launches;
     for (const auto& chunk : chunks_)
       launches.push_back({"lcg_rounds", reinterpret_cast<const void*>(lcg_rounds),
@@ -190,7 +188,7 @@ class StreamsRun final : public LabRun {
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    switch (variant_or_throw(variant).schedule) {
+    switch (variants_[variant].schedule) {
       case Schedule::serial_pageable:
         // The copies are issued with cudaMemcpyAsync on `stream` so that they are ordered with
         // the kernels on any stream; from pageable memory the call behaves like cudaMemcpy all
@@ -224,7 +222,7 @@ class StreamsRun final : public LabRun {
 
   // The output that arrived in the variant's host buffer, word for word against the reference.
   report::Check check(const std::string& variant) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
     const std::uint32_t* got =
         v.schedule == Schedule::serial_pageable ? pageable_out_.data() : pinned_out_.get();
@@ -232,6 +230,8 @@ class StreamsRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   static dim3 grid(std::size_t count) {
     return dim3(static_cast<unsigned>((count + kBlock - 1) / kBlock));
   }
@@ -298,49 +298,43 @@ class StreamsRun final : public LabRun {
   std::vector<std::uint32_t> reference_;
 };
 
-class StreamsLab final : public Lab {
- public:
-  StreamsLab() {
-    spec_.name = "streams";
-    spec_.topic = "host-device copies: pinned memory, asynchronous copies, overlap with streams";
-    spec_.summary =
-        "copy 1 GiB in, transform it, copy it back, in chunks: pageable, pinned, overlapped";
-    spec_.teaching_point =
-        "A copy from pageable memory cannot be handed to the copy engine as it is: the driver "
-        "first copies it with the CPU into a pinned staging buffer, which makes it slow and "
-        "keeps the host waiting. Pinned memory is read and written by the copy engine directly, "
-        "at the speed of the link, but on one stream copies and kernels still take turns. With "
-        "pinned buffers, asynchronous copies and several streams, the copy engines of both "
-        "directions and the SMs work at the same time, and the pipeline costs little more than "
-        "its slowest stage.";
-    spec_.params = {
-        {"size", "32-bit words copied in, transformed and copied back", 1 << 28, 1, 1 << 29, true},
-        {"chunks", "pieces the data is cut into (copy in, kernel, copy out each)", 8, 1, 64, false},
-        {"streams", "streams of the overlapped variant (chunk c on stream c % streams)", 4, 1, 16,
-         false},
-        {"rounds", "dependent generator steps per element: the kernel's length", 1024, 1, 1 << 16,
-         false},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-    spec_.traced = true;
-    // A pageable launch takes ~0.6 s on the H200.
-    spec_.default_warmup = 1;
-    spec_.default_repeat = 5;
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<StreamsRun>(
+      variants, static_cast<std::size_t>(params.at("size")), static_cast<int>(params.at("chunks")),
+      static_cast<int>(params.at("streams")), static_cast<int>(params.at("rounds")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<StreamsRun>(
-        static_cast<std::size_t>(params.at("size")), static_cast<int>(params.at("chunks")),
-        static_cast<int>(params.at("streams")), static_cast<int>(params.at("rounds")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "streams";
+  spec.topic = "host-device copies: pinned memory, asynchronous copies, overlap with streams";
+  spec.summary =
+      "copy 1 GiB in, transform it, copy it back, in chunks: pageable, pinned, overlapped";
+  spec.teaching_point =
+      "A copy from pageable memory cannot be handed to the copy engine as it is: the driver "
+      "first copies it with the CPU into a pinned staging buffer, which makes it slow and "
+      "keeps the host waiting. Pinned memory is read and written by the copy engine directly, "
+      "at the speed of the link, but on one stream copies and kernels still take turns. With "
+      "pinned buffers, asynchronous copies and several streams, the copy engines of both "
+      "directions and the SMs work at the same time, and the pipeline costs little more than "
+      "its slowest stage.";
+  spec.params = {
+      {"size", "32-bit words copied in, transformed and copied back", 1 << 28, 1, 1 << 29, true},
+      {"chunks", "pieces the data is cut into (copy in, kernel, copy out each)", 8, 1, 64, false},
+      {"streams", "streams of the overlapped variant (chunk c on stream c % streams)", 4, 1, 16,
+       false},
+      {"rounds", "dependent generator steps per element: the kernel's length", 1024, 1, 1 << 16,
+       false},
+  };
+  spec.traced = true;
+  // A pageable launch takes ~0.6 s on the H200.
+  spec.default_warmup = 1;
+  spec.default_repeat = 5;
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::StreamsLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)
