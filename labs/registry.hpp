@@ -20,6 +20,8 @@ const Lab* find_lab(const std::string& name);
 // Like find_lab, but throws UsageError naming the known labs.
 const Lab& lab_or_throw(const std::string& name);
 
+// Adds `lab` and returns true; throws std::logic_error when a lab of the same name is already
+// registered (from a static initializer, that stops the program before main, with the name).
 bool register_lab(std::unique_ptr<Lab> lab);
 
 }  // namespace gpulab::labs
