@@ -144,7 +144,7 @@ class ConstantMemoryRun final : public LabRun {
     table_ = DeviceBuffer<float>(kTableWords);
     fill_uniform(host_in_, seed);
     std::vector<float> coefficients(kTable);
-    fill_uniform(coefficients, seed ^ 0xC0EFF1C1E27ull);
+    fill_uniform(coefficients, stream_seed(seed, 1));
     for (int k = 0; k < kTableWords; ++k) host_table_[k] = coefficients[k % kTable];
     GPULAB_CUDA_CHECK(cudaMemcpy(in_.get(), host_in_.data(), in_.bytes(), cudaMemcpyHostToDevice));
     GPULAB_CUDA_CHECK(

@@ -452,13 +452,6 @@ std::vector<int> checked_indices(int n) {
   return idx;
 }
 
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
-  std::uint64_t z = seed ^ (0xD1B54A32D192ED03ull * (stream + 1));
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 class MatmulRun final : public LabRun {
  public:
   MatmulRun(const Variants& variants, int size, std::uint64_t seed)
@@ -473,8 +466,8 @@ class MatmulRun final : public LabRun {
     a_ = DeviceBuffer<float>(elements);
     b_ = DeviceBuffer<float>(elements);
     c_ = DeviceBuffer<float>(elements);
-    fill_uniform(host_a_, derive_seed(seed, 1));
-    fill_uniform(host_b_, derive_seed(seed, 2));
+    fill_uniform(host_a_, stream_seed(seed, 1));
+    fill_uniform(host_b_, stream_seed(seed, 2));
     GPULAB_CUDA_CHECK(cudaMemcpy(a_.get(), host_a_.data(), a_.bytes(), cudaMemcpyHostToDevice));
     GPULAB_CUDA_CHECK(cudaMemcpy(b_.get(), host_b_.data(), b_.bytes(), cudaMemcpyHostToDevice));
     cublas_ = CublasHandle::create();

@@ -255,7 +255,7 @@ class OccupancyRun final : public LabRun {
     task_x_ = DeviceBuffer<float>(task_n_);
     task_y_ = DeviceBuffer<float>(task_n_);
     fill_uniform(host_x_, seed);
-    fill_uniform(host_task_x_, seed + 1);
+    fill_uniform(host_task_x_, stream_seed(seed, 1));
     GPULAB_CUDA_CHECK(cudaMemcpy(x_.get(), host_x_.data(), x_.bytes(), cudaMemcpyHostToDevice));
     GPULAB_CUDA_CHECK(
         cudaMemcpy(task_x_.get(), host_task_x_.data(), task_x_.bytes(), cudaMemcpyHostToDevice));

@@ -33,6 +33,7 @@
 #include "labs/device_buffer.hpp"
 #include "labs/harness.hpp"
 #include "labs/parallel_for.hpp"
+#include "labs/random.hpp"
 #include "labs/registry.hpp"
 #include "labs/table_lab.hpp"
 
@@ -86,15 +87,11 @@ Affine steps_of(int rounds) {
   return m;
 }
 
-// Seeded input words: splitmix64 of the element's index, upper 32 bits, zero replaced by one.
+// Seeded input words: the upper 32 bits of each random value, zero replaced by one.
 void fill_words(std::vector<std::uint32_t>& data, std::uint64_t seed) {
   parallel_for(data.size(), [&data, seed](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      z ^= z >> 31;
-      const auto word = static_cast<std::uint32_t>(z >> 32);
+      const auto word = static_cast<std::uint32_t>(random_bits(seed, i) >> 32);
       data[i] = word != 0 ? word : 1u;
     }
   });
