@@ -5,8 +5,9 @@
 // What an SM holds at once (the H200: 132 SMs, each with 64 warp slots, at most 32 resident
 // blocks, 228 KB of shared memory and 64K registers) is the smallest of four limits: warps,
 // blocks, shared memory and registers. The block-size variants meet the block limit, the
-// smem-limited variant the shared-memory limit; the kernels use ~10-16 registers, far from the
-// 32 per thread at which registers would start to limit a full SM.
+// smem-limited variant the shared-memory limit; the kernels need far fewer than the 32
+// registers per thread at which registers would start to limit a full SM (their counts are in
+// the build's ptxas table and the report's kernel attributes).
 //
 // Why resident warps matter to a memory-bound kernel: each thread here has one 4-byte load in
 // flight, so an SM keeps (resident warps x 32 lanes x 4 B) outstanding. DRAM needs bandwidth x

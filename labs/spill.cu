@@ -77,8 +77,8 @@ __host__ __device__ constexpr float bank_offset(int k) { return 0.5f + 0.03125f 
 
 // The loop bound arrives as a kernel argument, as it would in a routine that serves arrays of
 // any length. The compiler cannot unroll the loop completely, so a[j] and a[j+1] have run-time
-// indices and the whole array lives in a 128-byte stack frame (ptxas: 128 bytes stack frame,
-// 0 bytes spill stores). The compiler unrolls the loop by 4 and reuses a neighbour it just
+// indices and the whole array lives in a 128-byte stack frame, with no spills (the build's
+// ptxas table says so, tests/unit/ptxas_table_test.cpp checks it). The compiler unrolls the loop by 4 and reuses a neighbour it just
 // loaded: ~1.25 local loads and 1 local store per step, ~280 B of local traffic per pass, plus
 // 128 B stored and 128 B reloaded around the passes: ~4.7 KB per thread against 132 B of
 // global traffic, 35x. Local accesses are coalesced (4 sectors per warp request), but a warp
@@ -91,7 +91,7 @@ struct RunTimeLength {
 };
 
 // The same loop with the bound a compile-time constant: fully unrolled, every index is a
-// constant and each a[j] is a register of its own (ptxas: 40 registers, 0 bytes stack frame).
+// constant and each a[j] is a register of its own: no stack frame (ptxas table).
 // Per thread 132 B of DRAM traffic and ~1,000 FP32 instructions; at 4M threads that is 0.13 ms
 // at the ~4.2 TB/s copy roof and ~0.13 ms of FP32 issue (132 SMs x 128 lanes x 1.98 GHz): the
 // kernel runs at about the speed the DRAM allows, with no local traffic at all.
@@ -155,8 +155,8 @@ __device__ __forceinline__ void bank_body(const float* __restrict__ in, float* _
 // At most 32 registers per thread: the 64 values, 4 inputs and a few addresses cannot fit.
 // ptxas keeps a few of the values in registers and cycles the rest through a 280-byte stack
 // frame: each round is 58 local loads and 58 local stores (464 B) around its 64 FFMAs, ~7.5 KB
-// per thread over 16 rounds against 20 B of global traffic (ptxas: 32 registers, 280 bytes
-// stack frame, 508 bytes spill stores, 504 bytes spill loads). The cap buys full occupancy (64
+// per thread over 16 rounds against 20 B of global traffic (the frame and spill sizes are
+// ptxas's, from the build's ptxas table, in the report's kernel attributes). The cap buys full occupancy (64
 // warps per SM instead of 24), but those warps wait on L1 and, as 2048 frames of 280 B (570 KB)
 // overflow it, on L2: 116 local instructions per 64 FFMAs make the kernel many times slower.
 // (Before CUDA 12.4 the same cap was spelled __launch_bounds__(256, 8): 8 resident blocks of 256
@@ -166,11 +166,11 @@ __global__ void __maxnreg__(kRegisterCap) bank_capped(const float* __restrict__ 
   bank_body(in, out, n);
 }
 
-// No cap: ptxas gives the thread 78 registers, all 64 values stay in registers, no local
-// traffic. Three 256-thread blocks fit per SM (24 warps, 37.5% occupancy), but each warp has 64
-// independent FFMAs per round, enough to keep the FP32 pipes busy: ~1,300 instructions per
-// thread (70 per round), 5.5 G thread-instructions at 4M threads, ~0.16 ms at the SMs' issue
-// rate of 33 T thread-instructions/s. The 20 B per thread of DRAM traffic (84 MB) take 0.02 ms:
+// No cap: ptxas gives the thread the ~80 registers it needs (the exact count is in the ptxas
+// table), all 64 values stay in registers, no local traffic. Three 256-thread blocks fit per SM
+// (24 warps, 37.5% occupancy), but each warp has 64 independent FFMAs per round, enough to keep
+// the FP32 pipes busy: ~1,300 instructions per thread (70 per round), 5.5 G thread-instructions
+// at 4M threads, ~0.16 ms at the SMs' issue rate of 33 T thread-instructions/s. The 20 B per thread of DRAM traffic (84 MB) take 0.02 ms:
 // compute-bound.
 __global__ void bank_uncapped(const float* __restrict__ in, float* __restrict__ out, int n, int) {
   bank_body(in, out, n);

@@ -7,7 +7,8 @@
 // pieces (8 of 128 MiB by default). Only the order of the work and the kind of host memory
 // differ between the variants.
 //
-// Napkin math (the H200, in its virtual machine: ../shared/H200.md):
+// Napkin math (an H200 in a virtual machine; its measured timelines are in
+// tests/fixtures/labs/streams.json):
 //  - Copies: from pinned host memory, 52 GB/s host-to-device: 1 GiB in ~21 ms; device-to-host
 //    is assumed about as fast. From pageable memory, 3.5 GB/s: ~0.31 s each way. The copy
 //    engine can only read pages that cannot move, so the driver first copies pageable data

@@ -11,7 +11,7 @@
 //   explicit            a pinned host buffer copied with cudaMemcpyAsync into device memory
 // The output is plain device memory in every variant.
 //
-// Napkin math (the H200; ../shared/H200.md):
+// Napkin math (the H200; its measured timelines are in tests/fixtures/labs/unified-memory.json):
 //  - The kernel alone: 256 MiB read + 256 MiB written at ~4.2 TB/s is ~0.13 ms (0.182 ms was
 //    measured after a prefetch).
 //  - Moving the input over the link: 256 MiB at 52 GB/s (pinned copy) is ~5.2 ms; a prefetch
