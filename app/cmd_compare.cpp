@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "reports/derived.hpp"
 #include "reports/errors.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/render_compare.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/report_json.hpp"

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "reports/format.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/report_json.hpp"
 #include "reports/table.hpp"
 

@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "labs/registry.hpp"
 #include "reports/derived.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/table.hpp"
 

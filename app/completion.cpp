@@ -6,8 +6,8 @@
 #include "app/cli.hpp"
 #include "app/command_line.hpp"
 #include "app/shell.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "labs/registry.hpp"
+#include "reports/metric_catalogue.hpp"
 
 namespace gpulab::app {
 namespace {

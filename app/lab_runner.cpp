@@ -11,12 +11,12 @@
 #include "app/version.hpp"
 #include "cupti/activity_tracer.hpp"
 #include "cupti/launch_recorder.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "cupti/range_profiler.hpp"
 #include "labs/device_buffer.hpp"
 #include "labs/harness.hpp"
 #include "reports/derived.hpp"
 #include "reports/kernel_name.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::app {

@@ -3,8 +3,8 @@
 #include "app/device.hpp"
 #include "cupti/activity_tracer.hpp"
 #include "cupti/launch_recorder.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "cupti/range_profiler.hpp"
+#include "reports/metric_catalogue.hpp"
 
 namespace gpulab::app {
 

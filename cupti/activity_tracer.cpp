@@ -1,11 +1,9 @@
 #include "cupti/activity_tracer.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -17,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "cupti/cupti_check.hpp"
-#include "reports/kernel_name.hpp"
+#include "reports/trace_assembly.hpp"
 
 namespace gpulab::cupti {
 namespace {
@@ -26,33 +24,17 @@ using report::Activity;
 using report::ActivityKind;
 
 constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
-// The driver reports a migration as many small records (a few pages each); back-to-back ones
-// are one transfer as far as the timeline is concerned.
-constexpr std::uint64_t kMergeGapNs = 5000;
-
-// An activity with CUPTI's absolute nanosecond timestamps: times relative to the first activity
-// are known only once every record is in, and a double cannot hold an absolute ns timestamp.
-struct Record {
-  Activity activity;
-  std::uint64_t start = 0;
-  std::uint64_t end = 0;
-};
 
 // What the buffer callbacks delivered: intervals, and the events that are only counted.
+// reports/trace_assembly.hpp turns them into the timeline.
 struct Collected {
-  std::vector<Record> records;
-  std::uint64_t cpu_page_faults = 0;
-  std::uint64_t gpu_page_faults = 0;
-  std::uint64_t lost = 0;   // dropped by CUPTI, or delivered without timestamps
-  bool unreadable = false;  // a buffer held a record CUPTI could not decode
+  std::vector<report::TraceRecord> records;
+  report::TraceCounts counts;
 
   void append(Collected&& other) {
     records.insert(records.end(), std::make_move_iterator(other.records.begin()),
                    std::make_move_iterator(other.records.end()));
-    cpu_page_faults += other.cpu_page_faults;
-    gpu_page_faults += other.gpu_page_faults;
-    lost += other.lost;
-    unreadable = unreadable || other.unreadable;
+    counts += other.counts;
   }
 };
 
@@ -122,10 +104,10 @@ const char* migration_cause(std::uint32_t flags) {
 Activity* add_interval(Collected& out, ActivityKind kind, std::string name, std::uint32_t stream,
                        std::uint64_t start, std::uint64_t end, std::uint64_t bytes = 0) {
   if (start == 0 || end < start) {
-    ++out.lost;
+    ++out.counts.lost;
     return nullptr;
   }
-  Record& r = out.records.emplace_back();
+  report::TraceRecord& r = out.records.emplace_back();
   r.activity.kind = kind;
   r.activity.name = std::move(name);
   r.activity.stream = stream;
@@ -149,12 +131,12 @@ void collect_unified_memory(const CUpti_ActivityUnifiedMemoryCounter3& u, Collec
     }
     // One record per fault: `value` is the faulting instruction's address, not a count.
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT:
-      ++out.cpu_page_faults;
+      ++out.counts.cpu_page_faults;
       break;
     // One record per faulting page the driver serviced; `value` is how many fault groups hit
     // that page, which would count the same page several times.
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT:
-      ++out.gpu_page_faults;
+      ++out.counts.gpu_page_faults;
       break;
     default:
       break;
@@ -212,7 +194,7 @@ void CUPTIAPI complete_buffer(CUcontext context, uint32_t stream, uint8_t* buffe
     const CUptiResult r = cuptiActivityGetNextRecord(buffer, valid, &record);
     if (r == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
     if (r != CUPTI_SUCCESS) {
-      got.unreadable = true;
+      got.counts.unreadable = true;
       break;
     }
     collect(*record, got);
@@ -220,7 +202,7 @@ void CUPTIAPI complete_buffer(CUcontext context, uint32_t stream, uint8_t* buffe
   std::free(buffer);
   std::size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS)
-    got.lost += dropped;
+    got.counts.lost += dropped;
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_active != nullptr) g_active->append(std::move(got));
 }
@@ -287,60 +269,6 @@ class EnabledKinds {
   std::vector<CUpti_ActivityKind> kinds_;
   bool flushed_ = false;
 };
-
-// `records` sorted by start. Another activity in between does not stop two migrations from
-// merging: only the gap between them counts.
-std::vector<Record> merge_migrations(std::vector<Record> records) {
-  std::vector<Record> out;
-  std::map<std::pair<std::string, std::string>, std::size_t> open;  // (name, cause) -> index
-  for (Record& r : records) {
-    if (r.activity.kind == ActivityKind::migration) {
-      const auto key = std::make_pair(r.activity.name, r.activity.cause);
-      const auto it = open.find(key);
-      if (it != open.end() && r.start <= out[it->second].end + kMergeGapNs) {
-        Record& m = out[it->second];
-        m.end = std::max(m.end, r.end);
-        m.activity.bytes += r.activity.bytes;
-        m.activity.records += r.activity.records;
-        continue;
-      }
-      open[key] = out.size();
-    }
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
-std::vector<Activity> assemble(std::vector<Record> records, std::uint64_t since) {
-  records.erase(std::remove_if(records.begin(), records.end(),
-                               [&](const Record& r) { return r.start < since; }),
-                records.end());
-  std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
-    if (a.start != b.start) return a.start < b.start;
-    return a.activity.kind < b.activity.kind;
-  });
-  records = merge_migrations(std::move(records));
-  std::map<std::string, std::string> names;  // a kernel launched often is demangled once
-  std::vector<Activity> out;
-  out.reserve(records.size());
-  const std::uint64_t origin = records.empty() ? 0 : records.front().start;
-  for (Record& r : records) {
-    if (r.activity.kind == ActivityKind::kernel) {
-      auto [it, fresh] = names.try_emplace(r.activity.name);
-      if (fresh) it->second = report::display_name(report::demangle(r.activity.name));
-      r.activity.name = it->second;
-    }
-    r.activity.start = static_cast<double>(r.start - origin) * 1e-9;
-    r.activity.end = static_cast<double>(r.end - origin) * 1e-9;
-    out.push_back(std::move(r.activity));
-  }
-  return out;
-}
-
-void add_note(std::string& note, const std::string& text) {
-  if (!note.empty()) note += "; ";
-  note += text;
-}
 
 }  // namespace
 
@@ -412,19 +340,9 @@ report::Timeline ActivityTracer::trace(const std::function<void()>& work,
     std::lock_guard<std::mutex> lock(g_mutex);
     got = std::exchange(state_->collected, Collected{});
   }
-  timeline.activities = assemble(std::move(got.records), since);
+  timeline.activities = report::assemble_activities(std::move(got.records), since);
 
-  um.cpu_page_faults = got.cpu_page_faults;
-  if (got.gpu_page_faults > 0) {
-    um.gpu_page_faults = got.gpu_page_faults;
-  } else if (std::any_of(timeline.activities.begin(), timeline.activities.end(),
-                         [](const Activity& a) { return a.cause == "on-demand"; })) {
-    add_note(um.note, "the driver delivered no GPU page-fault records");
-  }
-  if (got.lost > 0)
-    add_note(um.note, fmt::format("{} activity records dropped or without timestamps", got.lost));
-  if (got.unreadable)
-    add_note(um.note, "an activity buffer held a record CUPTI could not read; the rest was lost");
+  report::add_trace_counts(timeline, got.counts);
   return timeline;
 }
 

@@ -25,6 +25,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -113,9 +114,10 @@ struct AosSoaVariant {
   KernelFn kernel;
   Computation computation;  // which CPU reference the output is checked against
 };
+using Variants = VariantTable<AosSoaVariant>;
 
-const std::vector<AosSoaVariant>& variant_table() {
-  static const std::vector<AosSoaVariant> table = {
+std::vector<AosSoaVariant> variant_table() {
+  return {
       {{"aos", Role::baseline,
         "array of structs, one field read: 16 sectors per request, 3/4 of every sector unused",
         "uncoalesced-global"},
@@ -127,16 +129,12 @@ const std::vector<AosSoaVariant>& variant_table() {
         "array of structs, every field used (x+y+z+w): one 16-byte load, all bytes useful", ""},
        "particles_aos_all_fields", particles_kernel<AosAllFields>, Computation::all_fields},
   };
-  return table;
-}
-
-const AosSoaVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "aos-soa");
 }
 
 class AosSoaRun final : public LabRun {
  public:
-  AosSoaRun(std::size_t n, std::uint64_t seed) : n_(n), host_aos_(kFields * n) {
+  AosSoaRun(const Variants& variants, std::size_t n, std::uint64_t seed)
+      : variants_(variants), n_(n), host_aos_(kFields * n) {
     require_device_memory((2 * kFields + 1) * n_ * sizeof(float), "aos-soa at this size");
     aos_ = DeviceBuffer<Particle>(n_);
     soa_ = DeviceBuffer<float>(kFields * n_);
@@ -161,18 +159,18 @@ class AosSoaRun final : public LabRun {
 
   // aos-all-fields computes something else: it must read all 4n floats (and adds 3 per particle).
   std::optional<report::WorkModel> variant_work(const std::string& variant) const override {
-    if (variant_or_throw(variant).computation != Computation::all_fields) return std::nullopt;
+    if (variants_[variant].computation != Computation::all_fields) return std::nullopt;
     const double bytes = static_cast<double>(n_) * sizeof(float);
     return report::WorkModel{kFields * bytes, bytes, 3.0 * static_cast<double>(n_)};
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     v.kernel<<<grid(), kBlock, 0, stream>>>(ParticleArrays{aos_.get(), soa_.get()}, out_.get(), n_);
     GPULAB_CUDA_CHECK_LAUNCH();
   }
@@ -180,13 +178,15 @@ class AosSoaRun final : public LabRun {
   void poison_outputs(cudaStream_t stream) override { poison(out_.get(), out_.bytes(), stream); }
 
   report::Check check(const std::string& variant) override {
-    const auto& ref = reference(variant_or_throw(variant).computation);
+    const auto& ref = reference(variants_[variant].computation);
     std::vector<float> got(n_);
     GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
     return compare(got.data(), ref.data(), n_, Tolerance{0, 0});  // same float ops, same order
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const {
     return dim3(static_cast<unsigned>((n_ + kItemsPerBlock - 1) / kItemsPerBlock));
   }
@@ -211,35 +211,30 @@ class AosSoaRun final : public LabRun {
   DeviceBuffer<float> soa_, out_;
 };
 
-class AosSoaLab final : public Lab {
- public:
-  AosSoaLab() {
-    spec_.name = "aos-soa";
-    spec_.topic = "data layout: array of structs vs struct of arrays";
-    spec_.summary = "read one field of 16-byte particles from AoS and SoA layouts, and all fields";
-    spec_.teaching_point =
-        "Memory moves whole sectors, so the layout decides how many useful bytes each one "
-        "carries. Reading one 4-byte field of a 16-byte struct wastes three quarters of every "
-        "sector and costs about 4x the DRAM traffic and time of the same read from a separate "
-        "array. When a kernel uses every field, the struct is read in one 16-byte load with "
-        "nothing wasted: choose the layout by the access pattern of the hot kernels.";
-    spec_.params = {
-        {"particles", "particles (4 floats each)", 1 << 26, 1, 100'000'000, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<AosSoaRun>(variants, static_cast<std::size_t>(params.at("particles")),
+                                     seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<AosSoaRun>(static_cast<std::size_t>(params.at("particles")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "aos-soa";
+  spec.topic = "data layout: array of structs vs struct of arrays";
+  spec.summary = "read one field of 16-byte particles from AoS and SoA layouts, and all fields";
+  spec.teaching_point =
+      "Memory moves whole sectors, so the layout decides how many useful bytes each one "
+      "carries. Reading one 4-byte field of a 16-byte struct wastes three quarters of every "
+      "sector and costs about 4x the DRAM traffic and time of the same read from a separate "
+      "array. When a kernel uses every field, the struct is read in one 16-byte load with "
+      "nothing wasted: choose the layout by the access pattern of the hot kernels.";
+  spec.params = {
+      {"particles", "particles (4 floats each)", 1 << 26, 1, 100'000'000, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::AosSoaLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -42,6 +42,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -307,9 +308,10 @@ struct AsyncCopyVariant {
   KernelFn kernel;
   bool needs_sm90;  // cp.async.bulk
 };
+using Variants = VariantTable<AsyncCopyVariant>;
 
-const std::vector<AsyncCopyVariant>& variant_table() {
-  static const std::vector<AsyncCopyVariant> table = {
+std::vector<AsyncCopyVariant> variant_table() {
+  return {
       {{"sync-tiles", Role::baseline,
         "load a 4 KB tile, __syncthreads, compute, __syncthreads: every load's latency exposed",
         "latency-bound"},
@@ -327,13 +329,6 @@ const std::vector<AsyncCopyVariant>& variant_table() {
        async_copy_bulk,
        true},
   };
-  return table;
-}
-
-const AsyncCopyVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'async-copy' has no variant '{}'", name));
 }
 
 // The CPU reference: each checked row's sum in double, and the bound the GPU's float result
@@ -403,7 +398,8 @@ std::vector<int> checked_rows(int rows, int cols) {
 
 class AsyncCopyRun final : public LabRun {
  public:
-  AsyncCopyRun(int rows, int cols, std::uint64_t seed) : rows_(rows), cols_(cols) {
+  AsyncCopyRun(const Variants& variants, int rows, int cols, std::uint64_t seed)
+      : variants_(variants), rows_(rows), cols_(cols) {
     const std::int64_t elements = static_cast<std::int64_t>(rows) * cols;
     if (elements > kMaxElements)
       throw UsageError(
@@ -431,18 +427,18 @@ class AsyncCopyRun final : public LabRun {
   }
 
   std::optional<std::string> skip_reason(const std::string& variant) const override {
-    if (variant_or_throw(variant).needs_sm90 && !has_sm90_)
+    if (variants_[variant].needs_sm90 && !has_sm90_)
       return std::string("bulk copies (cp.async.bulk, TMA) need compute capability 9.0");
     return std::nullopt;
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), block(), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     v.kernel<<<grid(), block(), 0, stream>>>(in_.get(), out_.get(), cols_);
     GPULAB_CUDA_CHECK_LAUNCH();
   }
@@ -475,6 +471,8 @@ class AsyncCopyRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const { return dim3(static_cast<unsigned>(rows_)); }
   static dim3 block() { return dim3(kThreads); }
 
@@ -500,40 +498,34 @@ class AsyncCopyRun final : public LabRun {
   double tolerance_abs_ = 0;
 };
 
-class AsyncCopyLab final : public Lab {
- public:
-  AsyncCopyLab() {
-    spec_.name = "async-copy";
-    spec_.topic = "latency hiding: asynchronous copies to shared memory, multi-stage pipelines";
-    spec_.summary =
-        "stream 4 KB tiles through shared memory: synchronous loads vs cp.async and TMA pipelines";
-    spec_.teaching_point =
-        "A tile loop that loads, waits at a barrier and then computes pays a full memory round "
-        "trip for every tile, and more warps do not help when the barrier keeps them all waiting "
-        "together. Asynchronous copies (cp.async, or one TMA bulk copy per tile on Hopper) write "
-        "straight into shared memory without holding a register or a warp, so a pipeline of a "
-        "few buffers can ask for tile k+3 while computing tile k. The arithmetic then hides the "
-        "latency instead of waiting behind it, and the kernel runs at the speed of its "
-        "instructions.";
-    spec_.params = {
-        {"rows", "rows of the matrix: one block and one output each", 3072, 1, 65536, false},
-        {"cols", "floats per row: tiles of 1024 walked by each block", 131072, 1, 1 << 24, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<AsyncCopyRun>(variants, static_cast<int>(params.at("rows")),
+                                        static_cast<int>(params.at("cols")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<AsyncCopyRun>(static_cast<int>(params.at("rows")),
-                                          static_cast<int>(params.at("cols")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "async-copy";
+  spec.topic = "latency hiding: asynchronous copies to shared memory, multi-stage pipelines";
+  spec.summary =
+      "stream 4 KB tiles through shared memory: synchronous loads vs cp.async and TMA pipelines";
+  spec.teaching_point =
+      "A tile loop that loads, waits at a barrier and then computes pays a full memory round "
+      "trip for every tile, and more warps do not help when the barrier keeps them all waiting "
+      "together. Asynchronous copies (cp.async, or one TMA bulk copy per tile on Hopper) write "
+      "straight into shared memory without holding a register or a warp, so a pipeline of a "
+      "few buffers can ask for tile k+3 while computing tile k. The arithmetic then hides the "
+      "latency instead of waiting behind it, and the kernel runs at the speed of its "
+      "instructions.";
+  spec.params = {
+      {"rows", "rows of the matrix: one block and one output each", 3072, 1, 65536, false},
+      {"cols", "floats per row: tiles of 1024 walked by each block", 131072, 1, 1 << 24, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::AsyncCopyLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

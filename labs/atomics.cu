@@ -22,6 +22,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -168,9 +169,10 @@ struct AtomicsVariant {
   CountKernel kernel;
   bool persistent_grid;  // a GPU-filling grid-stride grid instead of one thread per chunk of 4
 };
+using Variants = VariantTable<AtomicsVariant>;
 
-const std::vector<AtomicsVariant>& variant_table() {
-  static const std::vector<AtomicsVariant> table = {
+std::vector<AtomicsVariant> variant_table() {
+  return {
       {{"global-atomic", Role::baseline,
         "a float4 per thread, one atomicAdd per positive element on one counter: ~n/2 adds",
         "atomic-contention"},
@@ -189,16 +191,12 @@ const std::vector<AtomicsVariant>& variant_table() {
        count_warp_aggregated,
        true},
   };
-  return table;
-}
-
-const AtomicsVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "atomics");
 }
 
 class AtomicsRun final : public LabRun {
  public:
-  AtomicsRun(size_t n, std::uint64_t seed) : n_(n), host_in_(n) {
+  AtomicsRun(const Variants& variants, size_t n, std::uint64_t seed)
+      : variants_(variants), n_(n), host_in_(n) {
     int device = 0, sm_count = 0, blocks_per_sm = 0;
     GPULAB_CUDA_CHECK(cudaGetDevice(&device));
     GPULAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
@@ -225,13 +223,13 @@ class AtomicsRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{"reset_counter", reinterpret_cast<const void*>(reset_counter), dim3(1), dim3(1), 0},
             {v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(v), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     reset_counter<<<1, 1, 0, stream>>>(counter_.get());
     GPULAB_CUDA_CHECK_LAUNCH();
     v.kernel<<<grid(v), kBlock, 0, stream>>>(CountArgs{in_.get(), counter_.get(), n_, 0u});
@@ -269,6 +267,8 @@ class AtomicsRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid(const AtomicsVariant& v) const {
     const size_t chunks = (n_ + 3) / 4;
     const size_t blocks = v.persistent_grid ? persistent_blocks_ : (chunks + kBlock - 1) / kBlock;
@@ -284,37 +284,31 @@ class AtomicsRun final : public LabRun {
   DeviceBuffer<unsigned> counter_;
 };
 
-class AtomicsLab final : public Lab {
- public:
-  AtomicsLab() {
-    spec_.name = "atomics";
-    spec_.topic = "atomic contention, warp-aggregated atomics, warp votes";
-    spec_.summary = "count positive floats: from one atomic per element to one per block";
-    spec_.teaching_point =
-        "Atomic updates of one address are applied one at a time where that address lives, so "
-        "millions of threads adding 1 to the same counter wait in a single queue however many "
-        "SMs issue them. Combining first and updating once per block (a shared-memory tree) "
-        "divides the queue by the elements per block; warp votes counted with __popc over many "
-        "elements per thread shrink it to about a thousand, and the count runs as fast as the "
-        "input can be read (ptxas does the per-warp step by itself for atomicAdd(p, 1) when it "
-        "can prove p is the same in every lane).";
-    spec_.params = {
-        {"n", "number of floats to test", std::int64_t{1} << 26, 1, std::int64_t{1} << 30, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<AtomicsRun>(variants, static_cast<size_t>(params.at("n")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<AtomicsRun>(static_cast<size_t>(params.at("n")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "atomics";
+  spec.topic = "atomic contention, warp-aggregated atomics, warp votes";
+  spec.summary = "count positive floats: from one atomic per element to one per block";
+  spec.teaching_point =
+      "Atomic updates of one address are applied one at a time where that address lives, so "
+      "millions of threads adding 1 to the same counter wait in a single queue however many "
+      "SMs issue them. Combining first and updating once per block (a shared-memory tree) "
+      "divides the queue by the elements per block; warp votes counted with __popc over many "
+      "elements per thread shrink it to about a thousand, and the count runs as fast as the "
+      "input can be read (ptxas does the per-warp step by itself for atomicAdd(p, 1) when it "
+      "can prove p is the same in every lane).";
+  spec.params = {
+      {"n", "number of floats to test", std::int64_t{1} << 26, 1, std::int64_t{1} << 30, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::AtomicsLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -27,6 +27,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -96,9 +97,10 @@ struct CoalescingVariant {
   KernelFn kernel;
   SourceFn source;  // host copy of the kernel's index mapping, for the reference
 };
+using Variants = VariantTable<CoalescingVariant>;
 
-const std::vector<CoalescingVariant>& variant_table() {
-  static const std::vector<CoalescingVariant> table = {
+std::vector<CoalescingVariant> variant_table() {
+  return {
       {{"strided", Role::baseline,
         "thread i reads x[i*stride]: one sector per useful float, 32 sectors per request",
         "uncoalesced-global"},
@@ -111,11 +113,6 @@ const std::vector<CoalescingVariant>& variant_table() {
         "memory-bound-at-roof"},
        "gather_copy_contiguous", gather_copy<ContiguousIndex>, &ContiguousIndex::source},
   };
-  return table;
-}
-
-const CoalescingVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "coalescing");
 }
 
 // Input elements: the strided read reaches x[(n-1)*stride], the shifted one x[n].
@@ -125,8 +122,8 @@ std::size_t input_elements(std::size_t n, int stride) {
 
 class CoalescingRun final : public LabRun {
  public:
-  CoalescingRun(std::size_t n, int stride, std::uint64_t seed)
-      : n_(n), stride_(stride), host_in_(input_elements(n, stride)) {
+  CoalescingRun(const Variants& variants, std::size_t n, int stride, std::uint64_t seed)
+      : variants_(variants), n_(n), stride_(stride), host_in_(input_elements(n, stride)) {
     require_device_memory((host_in_.size() + n_) * sizeof(float), "coalescing at this size");
     in_ = DeviceBuffer<float>(host_in_.size());
     out_ = DeviceBuffer<float>(n_);
@@ -142,12 +139,12 @@ class CoalescingRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     v.kernel<<<grid(), kBlock, 0, stream>>>(in_.get(), out_.get(), n_, stride_);
     GPULAB_CUDA_CHECK_LAUNCH();
   }
@@ -157,7 +154,7 @@ class CoalescingRun final : public LabRun {
   // Each variant copies different input elements, so each has its own reference: the input
   // gathered on the CPU with the variant's index mapping. A copy: compared exactly.
   report::Check check(const std::string& variant) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     auto& ref = references_[v.spec.name];
     if (ref.empty()) {
       ref.resize(n_);
@@ -169,6 +166,8 @@ class CoalescingRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const {
     return dim3(static_cast<unsigned>((n_ + kItemsPerBlock - 1) / kItemsPerBlock));
   }
@@ -180,46 +179,40 @@ class CoalescingRun final : public LabRun {
   DeviceBuffer<float> in_, out_;
 };
 
-class CoalescingLab final : public Lab {
- public:
-  CoalescingLab() {
-    spec_.name = "coalescing";
-    spec_.topic = "global memory coalescing, sectors per request";
-    spec_.summary = "copy with strided, shifted and contiguous reads: what a warp's addresses cost";
-    spec_.teaching_point =
-        "A warp's load is served in 32-byte sectors, so what matters is how many sectors its 32 "
-        "addresses touch. Strided reads give every thread a sector of its own and DRAM fetches "
-        "8 times the bytes the copy uses (16 at wider strides); contiguous reads need 4 sectors "
-        "per warp and run at the copy roof. A shift by one element costs a fifth sector per warp "
-        "but almost no time, because the neighbouring warp uses the rest of it.";
-    spec_.params = {
-        {"size", "elements copied (output floats)", 1 << 26, 1, 1 << 28, true},
-        {"stride", "floats between the reads of neighbouring threads in the strided variant", 8,
-         1, 64, false},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  const auto n = static_cast<std::size_t>(params.at("size"));
+  const auto stride = static_cast<int>(params.at("stride"));
+  const std::size_t input_bytes = input_elements(n, stride) * sizeof(float);
+  if (input_bytes > kMaxInputBytes) {
+    throw UsageError(fmt::format(
+        "coalescing: size x stride = {} x {} needs a {:.2f} GB strided input; the limit is "
+        "{:.2f} GB (lower size or stride)",
+        n, stride, input_bytes / 1e9, kMaxInputBytes / 1e9));
   }
+  return std::make_unique<CoalescingRun>(variants, n, stride, seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    const auto n = static_cast<std::size_t>(params.at("size"));
-    const auto stride = static_cast<int>(params.at("stride"));
-    const std::size_t input_bytes = input_elements(n, stride) * sizeof(float);
-    if (input_bytes > kMaxInputBytes) {
-      throw UsageError(fmt::format(
-          "coalescing: size x stride = {} x {} needs a {:.2f} GB strided input; the limit is "
-          "{:.2f} GB (lower size or stride)",
-          n, stride, input_bytes / 1e9, kMaxInputBytes / 1e9));
-    }
-    return std::make_unique<CoalescingRun>(n, stride, seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "coalescing";
+  spec.topic = "global memory coalescing, sectors per request";
+  spec.summary = "copy with strided, shifted and contiguous reads: what a warp's addresses cost";
+  spec.teaching_point =
+      "A warp's load is served in 32-byte sectors, so what matters is how many sectors its 32 "
+      "addresses touch. Strided reads give every thread a sector of its own and DRAM fetches "
+      "8 times the bytes the copy uses (16 at wider strides); contiguous reads need 4 sectors "
+      "per warp and run at the copy roof. A shift by one element costs a fifth sector per warp "
+      "but almost no time, because the neighbouring warp uses the rest of it.";
+  spec.params = {
+      {"size", "elements copied (output floats)", 1 << 26, 1, 1 << 28, true},
+      {"stride", "floats between the reads of neighbouring threads in the strided variant", 8,
+       1, 64, false},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::CoalescingLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -23,6 +23,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -109,9 +110,10 @@ struct ConstantVariant {
   PolyKernel kernel;
   WindowBase window;  // host copy of the kernel's window, for the CPU reference
 };
+using Variants = VariantTable<ConstantVariant>;
 
-const std::vector<ConstantVariant>& variant_table() {
-  static const std::vector<ConstantVariant> table = {
+std::vector<ConstantVariant> variant_table() {
+  return {
       {{"divergent-index", Role::baseline,
         "__constant__ table, each lane reads a different entry: 32 serialized accesses per read",
         ""},
@@ -129,16 +131,12 @@ const std::vector<ConstantVariant>& variant_table() {
        evaluate_polynomial<LaneWindow, GlobalTable>,
        LaneWindow::base},
   };
-  return table;
-}
-
-const ConstantVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "constant-memory");
 }
 
 class ConstantMemoryRun final : public LabRun {
  public:
-  ConstantMemoryRun(size_t n, std::uint64_t seed) : n_(n), host_in_(n), host_table_(kTableWords) {
+  ConstantMemoryRun(const Variants& variants, size_t n, std::uint64_t seed)
+      : variants_(variants), n_(n), host_in_(n), host_table_(kTableWords) {
     require_device_memory(2 * n * sizeof(float) + kTableWords * sizeof(float),
                           "constant-memory at this size");
     in_ = DeviceBuffer<float>(n);
@@ -146,7 +144,7 @@ class ConstantMemoryRun final : public LabRun {
     table_ = DeviceBuffer<float>(kTableWords);
     fill_uniform(host_in_, seed);
     std::vector<float> coefficients(kTable);
-    fill_uniform(coefficients, seed ^ 0xC0EFF1C1E27ull);
+    fill_uniform(coefficients, stream_seed(seed, 1));
     for (int k = 0; k < kTableWords; ++k) host_table_[k] = coefficients[k % kTable];
     GPULAB_CUDA_CHECK(cudaMemcpy(in_.get(), host_in_.data(), in_.bytes(), cudaMemcpyHostToDevice));
     GPULAB_CUDA_CHECK(
@@ -171,12 +169,12 @@ class ConstantMemoryRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     if (table_owner() != this) upload_constant_table(stream);  // another run set up since
     v.kernel<<<grid(), kBlock, 0, stream>>>(in_.get(), out_.get(), table_.get(), n_);
     GPULAB_CUDA_CHECK_LAUNCH();
@@ -189,7 +187,7 @@ class ConstantMemoryRun final : public LabRun {
   // The tolerance (1e-6 absolute and relative, for values of magnitude up to ~32) only leaves
   // room for a differently rounded FMA; a wrong coefficient or a wrong window is off by ~0.1.
   report::Check check(const std::string& variant) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     auto& reference = references_[v.window];
     if (reference.empty()) {
       reference.resize(n_);
@@ -207,6 +205,8 @@ class ConstantMemoryRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   // There is one __constant__ table per process: the run that wrote it last owns it.
   static const ConstantMemoryRun*& table_owner() {
     static const ConstantMemoryRun* owner = nullptr;
@@ -228,37 +228,31 @@ class ConstantMemoryRun final : public LabRun {
   DeviceBuffer<float> in_, out_, table_;
 };
 
-class ConstantMemoryLab final : public Lab {
- public:
-  ConstantMemoryLab() {
-    spec_.name = "constant-memory";
-    spec_.topic = "constant cache broadcast and serialization, read-only data path";
-    spec_.summary =
-        "polynomial with table coefficients: constant memory only pays off as a broadcast";
-    spec_.teaching_point =
-        "The constant cache answers one address per access and hands it to every lane that "
-        "asked for it, so a table read costs one access when a warp's lanes agree on the entry "
-        "and 32 accesses, one after another, when they all want different ones. Coefficients "
-        "that every thread reads at the same moment (filter taps, parameters) belong in "
-        "__constant__; a table indexed by lane belongs in global memory read through the "
-        "read-only path, where L1 serves a warp in one pass per cache line touched.";
-    spec_.params = {
-        {"n", "number of elements", std::int64_t{1} << 24, 1, std::int64_t{1} << 28, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<ConstantMemoryRun>(variants, static_cast<size_t>(params.at("n")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<ConstantMemoryRun>(static_cast<size_t>(params.at("n")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "constant-memory";
+  spec.topic = "constant cache broadcast and serialization, read-only data path";
+  spec.summary =
+      "polynomial with table coefficients: constant memory only pays off as a broadcast";
+  spec.teaching_point =
+      "The constant cache answers one address per access and hands it to every lane that "
+      "asked for it, so a table read costs one access when a warp's lanes agree on the entry "
+      "and 32 accesses, one after another, when they all want different ones. Coefficients "
+      "that every thread reads at the same moment (filter taps, parameters) belong in "
+      "__constant__; a table indexed by lane belongs in global memory read through the "
+      "read-only path, where L1 serves a warp in one pass per cache line touched.";
+  spec.params = {
+      {"n", "number of elements", std::int64_t{1} << 24, 1, std::int64_t{1} << 28, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::ConstantMemoryLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

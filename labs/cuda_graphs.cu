@@ -33,6 +33,7 @@
 #include "labs/parallel_for.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -113,9 +114,10 @@ struct CudaGraphsVariant {
   VariantSpec spec;
   Submission submission;
 };
+using Variants = VariantTable<CudaGraphsVariant>;
 
-const std::vector<CudaGraphsVariant>& variant_table() {
-  static const std::vector<CudaGraphsVariant> table = {
+std::vector<CudaGraphsVariant> variant_table() {
+  return {
       {{"stream-launches", Role::baseline,
         "one <<<>>> launch per step on the stream: the host pays for every launch and the GPU "
         "idles between kernels",
@@ -127,16 +129,12 @@ const std::vector<CudaGraphsVariant>& variant_table() {
         ""},
        Submission::graph},
   };
-  return table;
-}
-
-const CudaGraphsVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "cuda-graphs");
 }
 
 class CudaGraphsRun final : public LabRun {
  public:
-  CudaGraphsRun(std::size_t n, int steps, std::uint64_t seed) : n_(n), host_x_(n) {
+  CudaGraphsRun(const Variants& variants, std::size_t n, int steps, std::uint64_t seed)
+      : variants_(variants), n_(n), host_x_(n) {
     require_device_memory(2 * n_ * sizeof(float), "cuda-graphs at this size");
     fill_uniform(host_x_, seed);
     for (int k = 0; k < steps; ++k) {
@@ -157,13 +155,13 @@ class CudaGraphsRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    (void)variant_or_throw(variant);
+    (void)variants_[variant];
     return std::vector<KernelLaunch>(
         scales_.size(), {"step", reinterpret_cast<const void*>(step), grid(), dim3(kBlock), 0});
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    switch (variant_or_throw(variant).submission) {
+    switch (variants_[variant].submission) {
       case Submission::launches:
         enqueue_steps(stream);
         break;
@@ -176,13 +174,15 @@ class CudaGraphsRun final : public LabRun {
   void poison_outputs(cudaStream_t stream) override { poison(y_.get(), y_.bytes(), stream); }
 
   report::Check check(const std::string& variant) override {
-    (void)variant_or_throw(variant);
+    (void)variants_[variant];
     std::vector<float> got(n_);
     GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), y_.get(), y_.bytes(), cudaMemcpyDeviceToHost));
     return compare(got.data(), reference().data(), n_, Tolerance{0, 0});
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const { return dim3(static_cast<unsigned>((n_ + kBlock - 1) / kBlock)); }
 
   // The steps' kernels, in order, on `stream`: the baseline's launch, and what the graph
@@ -246,38 +246,32 @@ class CudaGraphsRun final : public LabRun {
   std::vector<float> reference_;
 };
 
-class CudaGraphsLab final : public Lab {
- public:
-  CudaGraphsLab() {
-    spec_.name = "cuda-graphs";
-    spec_.topic = "launch overhead: many short kernels, CUDA graphs";
-    spec_.summary = "200 dependent kernels of ~2 us each: launched one by one vs one CUDA graph";
-    spec_.teaching_point =
-        "Every kernel launch costs the host a few microseconds and leaves the GPU a gap between "
-        "one kernel and the next. When a kernel runs about as long as a launch costs, those "
-        "gaps, not the kernels, set the time, and no kernel optimization helps. A CUDA graph "
-        "captures the whole sequence once and submits it in one call, so the GPU runs the "
-        "kernels back to back with much shorter gaps.";
-    spec_.params = {
-        {"size", "floats each step updates (one thread each)", 32768, 1, 1 << 24, true},
-        {"steps", "dependent kernels per run", 200, 1, 10000, false},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-    spec_.traced = true;
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<CudaGraphsRun>(variants, static_cast<std::size_t>(params.at("size")),
+                                         static_cast<int>(params.at("steps")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<CudaGraphsRun>(static_cast<std::size_t>(params.at("size")),
-                                           static_cast<int>(params.at("steps")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "cuda-graphs";
+  spec.topic = "launch overhead: many short kernels, CUDA graphs";
+  spec.summary = "200 dependent kernels of ~2 us each: launched one by one vs one CUDA graph";
+  spec.teaching_point =
+      "Every kernel launch costs the host a few microseconds and leaves the GPU a gap between "
+      "one kernel and the next. When a kernel runs about as long as a launch costs, those "
+      "gaps, not the kernels, set the time, and no kernel optimization helps. A CUDA graph "
+      "captures the whole sequence once and submits it in one call, so the GPU runs the "
+      "kernels back to back with much shorter gaps.";
+  spec.params = {
+      {"size", "floats each step updates (one thread each)", 32768, 1, 1 << 24, true},
+      {"steps", "dependent kernels per run", 200, 1, 10000, false},
+  };
+  spec.traced = true;
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::CudaGraphsLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -30,6 +30,7 @@
 #include "labs/random.hpp"
 #include "labs/parallel_for.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -123,9 +124,10 @@ struct DivergenceVariant {
   KernelFn kernel;
   Input input;  // which input it reads, and so which reference it is checked against
 };
+using Variants = VariantTable<DivergenceVariant>;
 
-const std::vector<DivergenceVariant>& variant_table() {
-  static const std::vector<DivergenceVariant> table = {
+std::vector<DivergenceVariant> variant_table() {
+  return {
       {{"divergent", Role::baseline,
         "if (x > 0) polynomial else rotation, on random signs: every warp runs both paths with "
         "half its lanes idle",
@@ -141,16 +143,12 @@ const std::vector<DivergenceVariant>& variant_table() {
         ""},
        "evaluate_branch", evaluate<BranchOnSign>, Input::partitioned},
   };
-  return table;
-}
-
-const DivergenceVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "divergence");
 }
 
 class DivergenceRun final : public LabRun {
  public:
-  DivergenceRun(std::size_t n, std::uint64_t seed) : n_(n), host_x_(n) {
+  DivergenceRun(const Variants& variants, std::size_t n, std::uint64_t seed)
+      : variants_(variants), n_(n), host_x_(n) {
     require_device_memory(3 * n_ * sizeof(float), "divergence at this size");
     x_ = DeviceBuffer<float>(n_);
     partitioned_ = DeviceBuffer<float>(n_);
@@ -187,12 +185,12 @@ class DivergenceRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     const float* in = v.input == Input::random ? x_.get() : partitioned_.get();
     v.kernel<<<grid(), kBlock, 0, stream>>>(in, y_.get(), n_);
     GPULAB_CUDA_CHECK_LAUNCH();
@@ -203,7 +201,7 @@ class DivergenceRun final : public LabRun {
   // The reference of the random input is f(x[i]); that of the partitioned input is the same
   // values in the partitioned order. Same float operations in the same order: compared exactly.
   report::Check check(const std::string& variant) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     const auto& ref = v.input == Input::random ? reference() : partitioned_reference();
     std::vector<float> got(n_);
     GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), y_.get(), y_.bytes(), cudaMemcpyDeviceToHost));
@@ -211,6 +209,8 @@ class DivergenceRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const { return dim3(static_cast<unsigned>((n_ + kBlock - 1) / kBlock)); }
 
   // Computed on the first check that needs them.
@@ -243,36 +243,31 @@ class DivergenceRun final : public LabRun {
   DeviceBuffer<float> x_, partitioned_, y_;
 };
 
-class DivergenceLab final : public Lab {
- public:
-  DivergenceLab() {
-    spec_.name = "divergence";
-    spec_.topic = "warp divergence, predication, data layout";
-    spec_.summary = "a sign-dependent branch between two long paths: divergent, branchless, sorted";
-    spec_.teaching_point =
-        "A warp issues one instruction stream for its 32 lanes, so when a data-dependent branch "
-        "splits it, the warp runs both paths back to back with part of its lanes masked off: "
-        "threads per instruction fall toward 16 and the time is that of both paths. Computing "
-        "both sides and selecting brings every lane back but not the time, because each lane "
-        "now does both paths' work. Grouping the data so that every warp takes a single side "
-        "(here a partition by sign) is what halves the instructions.";
-    spec_.params = {
-        {"size", "elements (one thread each)", 1 << 25, 1, 1 << 28, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<DivergenceRun>(variants, static_cast<std::size_t>(params.at("size")),
+                                         seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<DivergenceRun>(static_cast<std::size_t>(params.at("size")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "divergence";
+  spec.topic = "warp divergence, predication, data layout";
+  spec.summary = "a sign-dependent branch between two long paths: divergent, branchless, sorted";
+  spec.teaching_point =
+      "A warp issues one instruction stream for its 32 lanes, so when a data-dependent branch "
+      "splits it, the warp runs both paths back to back with part of its lanes masked off: "
+      "threads per instruction fall toward 16 and the time is that of both paths. Computing "
+      "both sides and selecting brings every lane back but not the time, because each lane "
+      "now does both paths' work. Grouping the data so that every warp takes a single side "
+      "(here a partition by sign) is what halves the instructions.";
+  spec.params = {
+      {"size", "elements (one thread each)", 1 << 25, 1, 1 << 28, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::DivergenceLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -122,17 +122,8 @@ class Lab {
   virtual std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const = 0;
 };
 
-// The entry named `name` of a lab's variant table (entries carry their VariantSpec as `spec`);
-// throws UsageError naming the lab when there is none.
+// Throws UsageError: lab `lab` has no variant `name`.
 [[noreturn]] void throw_unknown_variant(const char* lab, const std::string& name);
-
-template <typename Entry>
-const Entry& find_variant_entry(const std::vector<Entry>& table, const std::string& name,
-                                const char* lab) {
-  for (const auto& entry : table)
-    if (entry.spec.name == name) return entry;
-  throw_unknown_variant(lab, name);
-}
 
 // Parameter values from the defaults, `--size` and `--param NAME=VALUE` overrides; throws
 // UsageError naming the parameter and its bounds when a value is unknown or out of range.

@@ -9,7 +9,8 @@
 // Roofs used in the napkin math (H200, 132 SMs at ~1.98 GHz boost): each SM retires 128 fp32
 // FMAs per clock (4 warp-wide FFMA instructions), ~67 TFLOP/s for the chip; shared memory
 // delivers one 128-byte wavefront per clock per SM; L2 serves several TB/s; HBM ~4.8 TB/s.
-// cuBLAS reaches ~51 TFLOP/s in strict fp32 at 8192³ (/work/shared/H200.md).
+// cuBLAS reaches ~51 TFLOP/s in strict fp32 at 4096³, the default size
+// (tests/fixtures/labs/matmul.json, recorded on the H200).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 // cuBLAS status checks, in the shape of GPULAB_CUDA_CHECK (reports/errors.hpp).
 #define GPULAB_CUBLAS_CHECK(call) \
@@ -143,8 +145,9 @@ __global__ void matmul_smem_tiled(const float* __restrict__ a, const float* __re
 //    latency hides behind 512 FMAs per thread.
 //
 // Resources: 64 accumulators + 16 fragment values + 8 prefetch registers + addressing.
-// __launch_bounds__(256, 2) caps registers at 128 (256 threads x 128 x 2 blocks = the SM's 64K);
-// ptxas (CUDA 13, sm_90) uses 128 (127 uncapped), 0 bytes stack, 0 spills. Shared memory:
+// __launch_bounds__(256, 2) caps registers at 128 (256 threads x 128 x 2 blocks = the SM's 64K),
+// which this kernel fits without spilling (ptxas's figures: the build's ptxas table, shown in
+// the report's kernel attributes). Shared memory:
 // 2 x (8 x 132 + 8 x 128) x 4 B = 16,640 B per block. Occupancy 16 warps per SM (25%) is
 // enough: each warp has 64 independent FMAs per k, and its next loads in flight.
 //
@@ -389,9 +392,10 @@ struct MatmulVariant {
   VariantSpec spec;
   KernelPlan (*plan)(const Shape&);
 };
+using Variants = VariantTable<MatmulVariant>;
 
-const std::vector<MatmulVariant>& variant_table() {
-  static const std::vector<MatmulVariant> table = {
+std::vector<MatmulVariant> variant_table() {
+  return {
       {{"naive", Role::baseline,
         "one thread per element of C; A row and B column read from global memory for every k",
         "latency-bound"},
@@ -407,11 +411,6 @@ const std::vector<MatmulVariant>& variant_table() {
         "compute-bound"},
        plan_cublas},
   };
-  return table;
-}
-
-const MatmulVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "matmul");
 }
 
 // ---- correctness ---------------------------------------------------------------------------------
@@ -455,17 +454,11 @@ std::vector<int> checked_indices(int n) {
   return idx;
 }
 
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
-  std::uint64_t z = seed ^ (0xD1B54A32D192ED03ull * (stream + 1));
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 class MatmulRun final : public LabRun {
  public:
-  MatmulRun(int size, std::uint64_t seed)
-      : shape_{size, size, size},
+  MatmulRun(const Variants& variants, int size, std::uint64_t seed)
+      : variants_(variants),
+        shape_{size, size, size},
         host_a_(static_cast<size_t>(size) * size),
         host_b_(static_cast<size_t>(size) * size) {
     const size_t elements = static_cast<size_t>(size) * size;
@@ -475,8 +468,8 @@ class MatmulRun final : public LabRun {
     a_ = DeviceBuffer<float>(elements);
     b_ = DeviceBuffer<float>(elements);
     c_ = DeviceBuffer<float>(elements);
-    fill_uniform(host_a_, derive_seed(seed, 1));
-    fill_uniform(host_b_, derive_seed(seed, 2));
+    fill_uniform(host_a_, stream_seed(seed, 1));
+    fill_uniform(host_b_, stream_seed(seed, 2));
     GPULAB_CUDA_CHECK(cudaMemcpy(a_.get(), host_a_.data(), a_.bytes(), cudaMemcpyHostToDevice));
     GPULAB_CUDA_CHECK(cudaMemcpy(b_.get(), host_b_.data(), b_.bytes(), cudaMemcpyHostToDevice));
     cublas_ = CublasHandle::create();
@@ -488,12 +481,12 @@ class MatmulRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const KernelPlan p = variant_or_throw(variant).plan(shape_);
+    const KernelPlan p = variants_[variant].plan(shape_);
     return {{p.name, reinterpret_cast<const void*>(p.fn), p.grid, p.block, 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const KernelPlan p = variant_or_throw(variant).plan(shape_);
+    const KernelPlan p = variants_[variant].plan(shape_);
     if (p.fn) {
       p.fn<<<p.grid, p.block, 0, stream>>>(a_.get(), b_.get(), c_.get(), shape_.m, shape_.n,
                                            shape_.k);
@@ -555,6 +548,8 @@ class MatmulRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   void sgemm_cublas(cudaStream_t stream) {
     const float alpha = 1.0f, beta = 0.0f;
     GPULAB_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
@@ -608,36 +603,30 @@ class MatmulRun final : public LabRun {
   double tolerance_abs_ = 0;
 };
 
-class MatmulLab final : public Lab {
- public:
-  MatmulLab() {
-    spec_.name = "matmul";
-    spec_.topic = "data reuse: shared-memory and register tiling";
-    spec_.summary = "fp32 C = A·B: from one thread per output to register tiles, against cuBLAS";
-    spec_.teaching_point =
-        "A matrix multiply reuses every input N times, so its speed depends on where that reuse "
-        "happens. The naive kernel fetches two operands from the memory hierarchy for every "
-        "multiply-add and spends its time waiting on loads; 16x16 shared-memory tiles cut global "
-        "loads 16-fold but still feed each FMA from two shared-memory reads. Giving each thread "
-        "an 8x8 block of C in registers turns every loaded value into 8 FMAs, and the FMA units "
-        "finally set the pace, within reach of cuBLAS.";
-    spec_.params = {
-        {"size", "M = N = K: rows and columns of A, B and C", 4096, 64, 16384, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<MatmulRun>(variants, static_cast<int>(params.at("size")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<MatmulRun>(static_cast<int>(params.at("size")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "matmul";
+  spec.topic = "data reuse: shared-memory and register tiling";
+  spec.summary = "fp32 C = A·B: from one thread per output to register tiles, against cuBLAS";
+  spec.teaching_point =
+      "A matrix multiply reuses every input N times, so its speed depends on where that reuse "
+      "happens. The naive kernel fetches two operands from the memory hierarchy for every "
+      "multiply-add and spends its time waiting on loads; 16x16 shared-memory tiles cut global "
+      "loads 16-fold but still feed each FMA from two shared-memory reads. Giving each thread "
+      "an 8x8 block of C in registers turns every loaded value into 8 FMAs, and the FMA units "
+      "finally set the pace, within reach of cuBLAS.";
+  spec.params = {
+      {"size", "M = N = K: rows and columns of A, B and C", 4096, 64, 16384, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::MatmulLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -5,8 +5,9 @@
 // What an SM holds at once (the H200: 132 SMs, each with 64 warp slots, at most 32 resident
 // blocks, 228 KB of shared memory and 64K registers) is the smallest of four limits: warps,
 // blocks, shared memory and registers. The block-size variants meet the block limit, the
-// smem-limited variant the shared-memory limit; the kernels use ~10-16 registers, far from the
-// 32 per thread at which registers would start to limit a full SM.
+// smem-limited variant the shared-memory limit; the kernels need far fewer than the 32
+// registers per thread at which registers would start to limit a full SM (their counts are in
+// the build's ptxas table and the report's kernel attributes).
 //
 // Why resident warps matter to a memory-bound kernel: each thread here has one 4-byte load in
 // flight, so an SM keeps (resident warps x 32 lanes x 4 B) outstanding. DRAM needs bandwidth x
@@ -30,6 +31,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -170,6 +172,7 @@ struct OccupancyVariant {
   std::size_t dynamic_shared_bytes;
   GridShape grid;
 };
+using Variants = VariantTable<OccupancyVariant>;
 
 OccupancyVariant block_size_variant(int block) {
   const int warps = block / 32;
@@ -193,46 +196,37 @@ OccupancyVariant block_size_variant(int block) {
           GridShape::cover_elements};
 }
 
-const std::vector<OccupancyVariant>& variant_table() {
-  static const std::vector<OccupancyVariant> table = [] {
-    std::vector<OccupancyVariant> t;
-    for (int block : kBlockSizes) t.push_back(block_size_variant(block));
-    t.push_back({{"smem-limited", Role::optimized,
-                  "256-thread blocks reserving 100 KB of shared memory each: 2 blocks, 16 of 64 "
-                  "warp slots",
-                  "low-occupancy"},
-                 Workload::stream,
-                 "axpb_shared_reserved",
-                 axpb_shared_reserved,
-                 kSharedLimitedBlock,
-                 kReservedSharedBytes,
-                 GridShape::cover_elements});
-    t.push_back(
-        {{"one-extra-block", Role::optimized,
-          "fixed-cost blocks, one full wave + 1 block: the last block runs alone", "tail-effect"},
-         Workload::fixed_cost,
-         "axpb_fixed_cost",
-         axpb_fixed_cost,
-         kTaskBlock,
-         0,
-         GridShape::wave_plus_one});
-    t.push_back({{"balanced", Role::optimized,
-                  "the same fixed-cost elements, grid-stride over exactly one wave of blocks", ""},
-                 Workload::fixed_cost,
-                 "axpb_fixed_cost",
-                 axpb_fixed_cost,
-                 kTaskBlock,
-                 0,
-                 GridShape::one_wave});
-    return t;
-  }();
-  return table;
-}
-
-const OccupancyVariant& variant_or_throw(const std::string& name) {
-  for (const auto& v : variant_table())
-    if (v.spec.name == name) return v;
-  throw UsageError(fmt::format("lab 'occupancy' has no variant '{}'", name));
+std::vector<OccupancyVariant> variant_table() {
+  std::vector<OccupancyVariant> t;
+  for (int block : kBlockSizes) t.push_back(block_size_variant(block));
+  t.push_back({{"smem-limited", Role::optimized,
+                "256-thread blocks reserving 100 KB of shared memory each: 2 blocks, 16 of 64 "
+                "warp slots",
+                "low-occupancy"},
+               Workload::stream,
+               "axpb_shared_reserved",
+               axpb_shared_reserved,
+               kSharedLimitedBlock,
+               kReservedSharedBytes,
+               GridShape::cover_elements});
+  t.push_back(
+      {{"one-extra-block", Role::optimized,
+        "fixed-cost blocks, one full wave + 1 block: the last block runs alone", "tail-effect"},
+       Workload::fixed_cost,
+       "axpb_fixed_cost",
+       axpb_fixed_cost,
+       kTaskBlock,
+       0,
+       GridShape::wave_plus_one});
+  t.push_back({{"balanced", Role::optimized,
+                "the same fixed-cost elements, grid-stride over exactly one wave of blocks", ""},
+               Workload::fixed_cost,
+               "axpb_fixed_cost",
+               axpb_fixed_cost,
+               kTaskBlock,
+               0,
+               GridShape::one_wave});
+  return t;
 }
 
 // SMs x blocks of the fixed-cost kernel that fit on one SM at once: one full wave.
@@ -247,8 +241,10 @@ unsigned full_wave_blocks() {
 
 class OccupancyRun final : public LabRun {
  public:
-  OccupancyRun(std::size_t n, int tail_items, long long tail_cycles, std::uint64_t seed)
-      : n_(n),
+  OccupancyRun(const Variants& variants, std::size_t n, int tail_items, long long tail_cycles,
+               std::uint64_t seed)
+      : variants_(variants),
+        n_(n),
         tail_cycles_(tail_cycles),
         wave_blocks_(full_wave_blocks()),
         task_n_(static_cast<std::size_t>(wave_blocks_ + 1) * kTaskBlock * tail_items),
@@ -260,7 +256,7 @@ class OccupancyRun final : public LabRun {
     task_x_ = DeviceBuffer<float>(task_n_);
     task_y_ = DeviceBuffer<float>(task_n_);
     fill_uniform(host_x_, seed);
-    fill_uniform(host_task_x_, seed + 1);
+    fill_uniform(host_task_x_, stream_seed(seed, 1));
     GPULAB_CUDA_CHECK(cudaMemcpy(x_.get(), host_x_.data(), x_.bytes(), cudaMemcpyHostToDevice));
     GPULAB_CUDA_CHECK(
         cudaMemcpy(task_x_.get(), host_task_x_.data(), task_x_.bytes(), cudaMemcpyHostToDevice));
@@ -293,25 +289,25 @@ class OccupancyRun final : public LabRun {
 
   // The tail pair moves its own arrays; their fixed wait is time, not bytes or flops.
   std::optional<report::WorkModel> variant_work(const std::string& variant) const override {
-    if (variant_or_throw(variant).workload != Workload::fixed_cost) return std::nullopt;
+    if (variants_[variant].workload != Workload::fixed_cost) return std::nullopt;
     const double bytes = static_cast<double>(task_n_) * sizeof(float);
     return report::WorkModel{bytes, bytes, 2.0 * static_cast<double>(task_n_)};
   }
 
   std::optional<std::string> skip_reason(const std::string& variant) const override {
-    if (variant_or_throw(variant).dynamic_shared_bytes > 0 && !shared_skip_.empty())
+    if (variants_[variant].dynamic_shared_bytes > 0 && !shared_skip_.empty())
       return shared_skip_;
     return std::nullopt;
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(v), dim3(v.block),
              v.dynamic_shared_bytes}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     v.kernel<<<grid(v), v.block, v.dynamic_shared_bytes, stream>>>(args(v.workload));
     GPULAB_CUDA_CHECK_LAUNCH();
   }
@@ -322,7 +318,7 @@ class OccupancyRun final : public LabRun {
   }
 
   report::Check check(const std::string& variant) override {
-    const bool stream = variant_or_throw(variant).workload == Workload::stream;
+    const bool stream = variants_[variant].workload == Workload::stream;
     const auto& in = stream ? host_x_ : host_task_x_;
     auto& ref = stream ? reference_ : task_reference_;
     const auto& out = stream ? y_ : task_y_;
@@ -336,6 +332,8 @@ class OccupancyRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   KernelArgs args(Workload w) const {
     if (w == Workload::stream) return {x_.get(), y_.get(), n_, 0};
     return {task_x_.get(), task_y_.get(), task_n_, tail_cycles_};
@@ -363,49 +361,43 @@ class OccupancyRun final : public LabRun {
   std::string shared_skip_;  // why smem-limited cannot run here; empty when it can
 };
 
-class OccupancyLab final : public Lab {
- public:
-  OccupancyLab() {
-    spec_.name = "occupancy";
-    spec_.topic = "occupancy: block size, shared memory per block, waves and the tail effect";
-    spec_.summary =
-        "y = 1.5x - 0.25 with blocks of 32-1024 threads and 100 KB of shared memory; a grid one "
-        "block past a full wave";
-    spec_.teaching_point =
-        "A memory-bound kernel hides DRAM latency with resident warps, each holding loads in "
-        "flight. Blocks of 32 threads hit the limit of 32 blocks per SM at half the warp slots, "
-        "and 100 KB of shared memory per block leaves room for only 2 blocks, a quarter; both "
-        "starve DRAM. Achieved occupancy is lower still when blocks are short: the SM cannot be "
-        "refilled as fast as one-element-per-thread blocks finish, so 64 and 128 threads per block "
-        "fill only a quarter and two fifths of it, and 256 is where this kernel runs best. The "
-        "grid's shape counts too: one full wave of long blocks plus one more runs that block "
-        "alone afterwards and nearly doubles the time, while the same work spread by a "
-        "grid-stride loop over exactly one wave finishes in one.";
-    spec_.params = {
-        {"size", "elements of the streaming variants (floats per buffer)", 1 << 26, 1, 1 << 28,
-         true},
-        {"tail_items",
-         "elements per thread of the one-extra-block grid (the tail pair's work per block)", 64, 1,
-         256, false},
-        {"tail_cycles", "SM clock cycles each element of the tail pair waits (its fixed cost)",
-         32768, 0, 1 << 18, false},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<OccupancyRun>(variants, static_cast<std::size_t>(params.at("size")),
+                                        static_cast<int>(params.at("tail_items")),
+                                        static_cast<long long>(params.at("tail_cycles")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<OccupancyRun>(static_cast<std::size_t>(params.at("size")),
-                                          static_cast<int>(params.at("tail_items")),
-                                          static_cast<long long>(params.at("tail_cycles")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "occupancy";
+  spec.topic = "occupancy: block size, shared memory per block, waves and the tail effect";
+  spec.summary =
+      "y = 1.5x - 0.25 with blocks of 32-1024 threads and 100 KB of shared memory; a grid one "
+      "block past a full wave";
+  spec.teaching_point =
+      "A memory-bound kernel hides DRAM latency with resident warps, each holding loads in "
+      "flight. Blocks of 32 threads hit the limit of 32 blocks per SM at half the warp slots, "
+      "and 100 KB of shared memory per block leaves room for only 2 blocks, a quarter; both "
+      "starve DRAM. Achieved occupancy is lower still when blocks are short: the SM cannot be "
+      "refilled as fast as one-element-per-thread blocks finish, so 64 and 128 threads per block "
+      "fill only a quarter and two fifths of it, and 256 is where this kernel runs best. The "
+      "grid's shape counts too: one full wave of long blocks plus one more runs that block "
+      "alone afterwards and nearly doubles the time, while the same work spread by a "
+      "grid-stride loop over exactly one wave finishes in one.";
+  spec.params = {
+      {"size", "elements of the streaming variants (floats per buffer)", 1 << 26, 1, 1 << 28,
+       true},
+      {"tail_items",
+       "elements per thread of the one-extra-block grid (the tail pair's work per block)", 64, 1,
+       256, false},
+      {"tail_cycles", "SM clock cycles each element of the tail pair waits (its fixed cost)",
+       32768, 0, 1 << 18, false},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::OccupancyLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -22,6 +22,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -91,9 +92,10 @@ struct PitchedVariant {
   const char* kernel_name;
   Layout layout;
 };
+using Variants = VariantTable<PitchedVariant>;
 
-const std::vector<PitchedVariant>& variant_table() {
-  static const std::vector<PitchedVariant> table = {
+std::vector<PitchedVariant> variant_table() {
+  return {
       {{"unpitched", Role::baseline,
         "rows packed at width floats: 7 rows in 8 start mid-sector, ~4.8 sectors per request",
         ""},
@@ -102,18 +104,16 @@ const std::vector<PitchedVariant>& variant_table() {
         "rows padded by cudaMallocPitch: every row starts aligned, ~3.9 sectors per request", ""},
        "scale_rows_pitched", Layout::pitched},
   };
-  return table;
-}
-
-const PitchedVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "pitched");
 }
 
 class PitchedRun final : public LabRun {
  public:
-  PitchedRun(int width, int height, std::uint64_t seed)
-      : width_(width), height_(height),
-        elements_(static_cast<std::size_t>(width) * height), host_in_(elements_) {
+  PitchedRun(const Variants& variants, int width, int height, std::uint64_t seed)
+      : variants_(variants),
+        width_(width),
+        height_(height),
+        elements_(static_cast<std::size_t>(width) * height),
+        host_in_(elements_) {
     // Packed in and out, plus pitched in and out with rows rounded up to 512 bytes (an upper
     // estimate of cudaMallocPitch's alignment).
     const std::size_t row_bytes = static_cast<std::size_t>(width) * sizeof(float);
@@ -135,12 +135,12 @@ class PitchedRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(scale_rows), grid(), block(), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& m = matrices(variant_or_throw(variant).layout);
+    const auto& m = matrices(variants_[variant].layout);
     scale_rows<<<grid(), block(), 0, stream>>>(m.in.get(), m.in.pitch, m.out.get(), m.out.pitch,
                                                width_, height_);
     GPULAB_CUDA_CHECK_LAUNCH();
@@ -159,7 +159,7 @@ class PitchedRun final : public LabRun {
       reference_.resize(elements_);
       for (std::size_t i = 0; i < elements_; ++i) reference_[i] = scale(host_in_[i]);
     }
-    const auto& out = matrices(variant_or_throw(variant).layout).out;
+    const auto& out = matrices(variants_[variant].layout).out;
     const std::size_t row_bytes = static_cast<std::size_t>(width_) * sizeof(float);
     std::vector<float> got(elements_);
     GPULAB_CUDA_CHECK(cudaMemcpy2D(got.data(), row_bytes, out.get(), out.pitch, row_bytes,
@@ -168,6 +168,8 @@ class PitchedRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   struct Matrices {
     DeviceMatrix in, out;
   };
@@ -186,37 +188,31 @@ class PitchedRun final : public LabRun {
   Matrices packed_, pitched_;
 };
 
-class PitchedLab final : public Lab {
- public:
-  PitchedLab() {
-    spec_.name = "pitched";
-    spec_.topic = "2D arrays: row alignment, cudaMallocPitch";
-    spec_.summary = "scale a matrix of 1001-float rows, packed or pitched: where rows start";
-    spec_.teaching_point =
-        "When a row's length is not a multiple of 32 bytes, packed rows start in the middle of "
-        "sectors and each warp reading a row touches one sector more than it needs. "
-        "cudaMallocPitch pads every row to an aligned pitch, given in bytes, so that rows start "
-        "on sector boundaries. On current GPUs the gain is modest (about a fifth fewer sectors, "
-        "little DRAM difference), but it costs only a few percent of padding.";
-    spec_.params = {
-        {"width", "floats per row", 1001, 1, 4096, false},
-        {"height", "rows", 32768, 1, 65536, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<PitchedRun>(variants, static_cast<int>(params.at("width")),
+                                      static_cast<int>(params.at("height")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<PitchedRun>(static_cast<int>(params.at("width")),
-                                        static_cast<int>(params.at("height")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "pitched";
+  spec.topic = "2D arrays: row alignment, cudaMallocPitch";
+  spec.summary = "scale a matrix of 1001-float rows, packed or pitched: where rows start";
+  spec.teaching_point =
+      "When a row's length is not a multiple of 32 bytes, packed rows start in the middle of "
+      "sectors and each warp reading a row touches one sector more than it needs. "
+      "cudaMallocPitch pads every row to an aligned pitch, given in bytes, so that rows start "
+      "on sector boundaries. On current GPUs the gain is modest (about a fifth fewer sectors, "
+      "little DRAM difference), but it costs only a few percent of padding.";
+  spec.params = {
+      {"width", "floats per row", 1001, 1, 4096, false},
+      {"height", "rows", 32768, 1, 65536, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::PitchedLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

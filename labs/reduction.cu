@@ -21,6 +21,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -193,9 +194,10 @@ struct ReductionVariant {
   const char* tree_kernel_name;  // Scheme::tree only
   TreeKernel tree_kernel;        // Scheme::tree only
 };
+using Variants = VariantTable<ReductionVariant>;
 
-const std::vector<ReductionVariant>& variant_table() {
-  static const std::vector<ReductionVariant> table = {
+std::vector<ReductionVariant> variant_table() {
+  return {
       {{"interleaved", Role::baseline,
         "shared-memory tree, thread t adds word 2st+s into 2st: strided words, bank conflicts",
         "shared-bank-conflicts"},
@@ -224,17 +226,12 @@ const std::vector<ReductionVariant>& variant_table() {
        nullptr,
        nullptr},
   };
-  return table;
-}
-
-const ReductionVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "reduction");
 }
 
 class ReductionRun final : public LabRun {
  public:
-  ReductionRun(size_t n, std::uint64_t seed)
-      : n_(n), host_in_(n), tree_blocks_((n + kBlock - 1) / kBlock) {
+  ReductionRun(const Variants& variants, size_t n, std::uint64_t seed)
+      : variants_(variants), n_(n), host_in_(n), tree_blocks_((n + kBlock - 1) / kBlock) {
     int device = 0, sm_count = 0, blocks_per_sm = 0;
     GPULAB_CUDA_CHECK(cudaGetDevice(&device));
     GPULAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
@@ -268,7 +265,7 @@ class ReductionRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     switch (v.scheme) {
       case Scheme::tree:
         return {{v.tree_kernel_name, reinterpret_cast<const void*>(v.tree_kernel), tree_grid(),
@@ -291,7 +288,7 @@ class ReductionRun final : public LabRun {
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     switch (v.scheme) {
       case Scheme::tree:
         v.tree_kernel<<<tree_grid(), kBlock, 0, stream>>>(in_.get(), partials_.get(), n_);
@@ -360,6 +357,8 @@ class ReductionRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   dim3 tree_grid() const { return dim3(static_cast<unsigned>(tree_blocks_)); }
   dim3 shuffle_grid() const { return dim3(static_cast<unsigned>(shuffle_blocks_)); }
 
@@ -376,37 +375,31 @@ class ReductionRun final : public LabRun {
   DeviceBuffer<unsigned char> cub_temp_;
 };
 
-class ReductionLab final : public Lab {
- public:
-  ReductionLab() {
-    spec_.name = "reduction";
-    spec_.topic = "shared-memory bank conflicts, warp shuffles, work per thread";
-    spec_.summary = "sum of n floats: from the textbook shared-memory tree to a read stream";
-    spec_.teaching_point =
-        "A tree that adds word 2st+s into word 2st sends a warp's lanes to addresses a power of "
-        "two apart, so they pile up in a few shared-memory banks and each step takes several "
-        "passes; padding one word per 32, or letting thread t add word t+s into t, removes the "
-        "conflicts. Neither tree reaches the roof, because one load per thread and eight "
-        "barriers per 256 inputs leave the memory system idle: summing many float4 loads per "
-        "thread in registers and finishing with warp shuffles turns the sum into a read stream, "
-        "as fast as CUB's.";
-    spec_.params = {
-        {"n", "number of floats to sum", std::int64_t{1} << 26, 1, std::int64_t{1} << 30, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<ReductionRun>(variants, static_cast<size_t>(params.at("n")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<ReductionRun>(static_cast<size_t>(params.at("n")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "reduction";
+  spec.topic = "shared-memory bank conflicts, warp shuffles, work per thread";
+  spec.summary = "sum of n floats: from the textbook shared-memory tree to a read stream";
+  spec.teaching_point =
+      "A tree that adds word 2st+s into word 2st sends a warp's lanes to addresses a power of "
+      "two apart, so they pile up in a few shared-memory banks and each step takes several "
+      "passes; padding one word per 32, or letting thread t add word t+s into t, removes the "
+      "conflicts. Neither tree reaches the roof, because one load per thread and eight "
+      "barriers per 256 inputs leave the memory system idle: summing many float4 loads per "
+      "thread in registers and finishing with warp shuffles turns the sum into a read stream, "
+      "as fast as CUB's.";
+  spec.params = {
+      {"n", "number of floats to sum", std::int64_t{1} << 26, 1, std::int64_t{1} << 30, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::ReductionLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -21,7 +22,9 @@ std::map<std::string, std::unique_ptr<Lab>>& registry() {
 
 bool register_lab(std::unique_ptr<Lab> lab) {
   const std::string name = lab->spec().name;
-  return registry().emplace(name, std::move(lab)).second;
+  if (!registry().emplace(name, std::move(lab)).second)
+    throw std::logic_error(fmt::format("two labs are registered as '{}'", name));
+  return true;
 }
 
 std::vector<const Lab*> all_labs() {

@@ -20,14 +20,17 @@ const Lab* find_lab(const std::string& name);
 // Like find_lab, but throws UsageError naming the known labs.
 const Lab& lab_or_throw(const std::string& name);
 
+// Adds `lab` and returns true; throws std::logic_error when a lab of the same name is already
+// registered (from a static initializer, that stops the program before main, with the name).
 bool register_lab(std::unique_ptr<Lab> lab);
 
 }  // namespace gpulab::labs
 
 #define GPULAB_CONCAT_INNER(a, b) a##b
 #define GPULAB_CONCAT(a, b) GPULAB_CONCAT_INNER(a, b)
-#define GPULAB_REGISTER_LAB(LabType)                                          \
+// Registers the lab that `make_lab()` returns (a std::unique_ptr<Lab>).
+#define GPULAB_REGISTER_LAB(make_lab)                                         \
   namespace {                                                                 \
   const bool GPULAB_CONCAT(gpulab_registered_, __LINE__) =                    \
-      ::gpulab::labs::register_lab(std::make_unique<LabType>());              \
+      ::gpulab::labs::register_lab(make_lab());                               \
   }

@@ -43,6 +43,7 @@
 #include "labs/random.hpp"
 #include "labs/parallel_for.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -76,8 +77,8 @@ __host__ __device__ constexpr float bank_offset(int k) { return 0.5f + 0.03125f 
 
 // The loop bound arrives as a kernel argument, as it would in a routine that serves arrays of
 // any length. The compiler cannot unroll the loop completely, so a[j] and a[j+1] have run-time
-// indices and the whole array lives in a 128-byte stack frame (ptxas: 128 bytes stack frame,
-// 0 bytes spill stores). The compiler unrolls the loop by 4 and reuses a neighbour it just
+// indices and the whole array lives in a 128-byte stack frame, with no spills (the build's
+// ptxas table says so, tests/unit/ptxas_table_test.cpp checks it). The compiler unrolls the loop by 4 and reuses a neighbour it just
 // loaded: ~1.25 local loads and 1 local store per step, ~280 B of local traffic per pass, plus
 // 128 B stored and 128 B reloaded around the passes: ~4.7 KB per thread against 132 B of
 // global traffic, 35x. Local accesses are coalesced (4 sectors per warp request), but a warp
@@ -90,7 +91,7 @@ struct RunTimeLength {
 };
 
 // The same loop with the bound a compile-time constant: fully unrolled, every index is a
-// constant and each a[j] is a register of its own (ptxas: 40 registers, 0 bytes stack frame).
+// constant and each a[j] is a register of its own: no stack frame (ptxas table).
 // Per thread 132 B of DRAM traffic and ~1,000 FP32 instructions; at 4M threads that is 0.13 ms
 // at the ~4.2 TB/s copy roof and ~0.13 ms of FP32 issue (132 SMs x 128 lanes x 1.98 GHz): the
 // kernel runs at about the speed the DRAM allows, with no local traffic at all.
@@ -154,8 +155,8 @@ __device__ __forceinline__ void bank_body(const float* __restrict__ in, float* _
 // At most 32 registers per thread: the 64 values, 4 inputs and a few addresses cannot fit.
 // ptxas keeps a few of the values in registers and cycles the rest through a 280-byte stack
 // frame: each round is 58 local loads and 58 local stores (464 B) around its 64 FFMAs, ~7.5 KB
-// per thread over 16 rounds against 20 B of global traffic (ptxas: 32 registers, 280 bytes
-// stack frame, 508 bytes spill stores, 504 bytes spill loads). The cap buys full occupancy (64
+// per thread over 16 rounds against 20 B of global traffic (the frame and spill sizes are
+// ptxas's, from the build's ptxas table, in the report's kernel attributes). The cap buys full occupancy (64
 // warps per SM instead of 24), but those warps wait on L1 and, as 2048 frames of 280 B (570 KB)
 // overflow it, on L2: 116 local instructions per 64 FFMAs make the kernel many times slower.
 // (Before CUDA 12.4 the same cap was spelled __launch_bounds__(256, 8): 8 resident blocks of 256
@@ -165,11 +166,11 @@ __global__ void __maxnreg__(kRegisterCap) bank_capped(const float* __restrict__ 
   bank_body(in, out, n);
 }
 
-// No cap: ptxas gives the thread 78 registers, all 64 values stay in registers, no local
-// traffic. Three 256-thread blocks fit per SM (24 warps, 37.5% occupancy), but each warp has 64
-// independent FFMAs per round, enough to keep the FP32 pipes busy: ~1,300 instructions per
-// thread (70 per round), 5.5 G thread-instructions at 4M threads, ~0.16 ms at the SMs' issue
-// rate of 33 T thread-instructions/s. The 20 B per thread of DRAM traffic (84 MB) take 0.02 ms:
+// No cap: ptxas gives the thread the ~80 registers it needs (the exact count is in the ptxas
+// table), all 64 values stay in registers, no local traffic. Three 256-thread blocks fit per SM
+// (24 warps, 37.5% occupancy), but each warp has 64 independent FFMAs per round, enough to keep
+// the FP32 pipes busy: ~1,300 instructions per thread (70 per round), 5.5 G thread-instructions
+// at 4M threads, ~0.16 ms at the SMs' issue rate of 33 T thread-instructions/s. The 20 B per thread of DRAM traffic (84 MB) take 0.02 ms:
 // compute-bound.
 __global__ void bank_uncapped(const float* __restrict__ in, float* __restrict__ out, int n, int) {
   bank_body(in, out, n);
@@ -188,9 +189,10 @@ struct SpillVariant {
   KernelFn kernel;
   Computation computation;  // which CPU reference and work model the variant has
 };
+using Variants = VariantTable<SpillVariant>;
 
-const std::vector<SpillVariant>& variant_table() {
-  static const std::vector<SpillVariant> table = {
+std::vector<SpillVariant> variant_table() {
+  return {
       {{"local-array", Role::baseline,
         "float[32] indexed in a loop whose bound is a run-time value: a 128-byte stack frame, "
         "every access a local load or store",
@@ -210,11 +212,6 @@ const std::vector<SpillVariant>& variant_table() {
         ""},
        "bank_uncapped", bank_uncapped, Computation::bank},
   };
-  return table;
-}
-
-const SpillVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "spill");
 }
 
 // The smoothing on the CPU: the operations of smooth_array, in its order.
@@ -251,7 +248,8 @@ void bank_reference(const std::vector<float>& in, std::vector<float>& out, std::
 
 class SpillRun final : public LabRun {
  public:
-  SpillRun(std::size_t n, std::uint64_t seed) : n_(n), host_in_(kLen * n) {
+  SpillRun(const Variants& variants, std::size_t n, std::uint64_t seed)
+      : variants_(variants), n_(n), host_in_(kLen * n) {
     require_device_memory((kLen + 1) * n_ * sizeof(float), "spill at this size");
     in_ = DeviceBuffer<float>(host_in_.size());
     out_ = DeviceBuffer<float>(n_);
@@ -269,19 +267,19 @@ class SpillRun final : public LabRun {
 
   // The bank reads 4 floats per thread and does 64 FFMAs to start and per round, then 64 adds.
   std::optional<report::WorkModel> variant_work(const std::string& variant) const override {
-    if (variant_or_throw(variant).computation != Computation::bank) return std::nullopt;
+    if (variants_[variant].computation != Computation::bank) return std::nullopt;
     const double n = static_cast<double>(n_);
     return report::WorkModel{n * kInputs * sizeof(float), n * sizeof(float),
                              n * (2.0 * kBank * (kRounds + 1) + kBank)};
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     v.kernel<<<grid(), kBlock, 0, stream>>>(in_.get(), out_.get(), static_cast<int>(n_), kLen);
     GPULAB_CUDA_CHECK_LAUNCH();
   }
@@ -291,13 +289,15 @@ class SpillRun final : public LabRun {
   // The same float operations in the same order on both sides (fmaf rounds once on the CPU as
   // on the GPU, and nothing is reassociated): compared exactly.
   report::Check check(const std::string& variant) override {
-    const auto& ref = reference(variant_or_throw(variant).computation);
+    const auto& ref = reference(variants_[variant].computation);
     std::vector<float> got(n_);
     GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
     return compare(got.data(), ref.data(), n_, Tolerance{0, 0});
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const { return dim3(static_cast<unsigned>((n_ + kBlock - 1) / kBlock)); }
 
   // Computed on the first check that needs it.
@@ -317,39 +317,33 @@ class SpillRun final : public LabRun {
   DeviceBuffer<float> in_, out_;
 };
 
-class SpillLab final : public Lab {
- public:
-  SpillLab() {
-    spec_.name = "spill";
-    spec_.topic = "registers, local memory, stack frames and spills";
-    spec_.summary =
-        "a per-thread array and a 64-value register bank: when values leave the register file";
-    spec_.teaching_point =
-        "Registers are named by the instructions, so an array stays in them only if every index "
-        "is a compile-time constant; a loop bound known only at run time sends the whole array "
-        "to a stack frame in local memory, and each access becomes a load or store through L1 "
-        "and L2. A register cap pushes values to the same place by another route: whatever does "
-        "not fit under the cap is spilled and reloaded, and the occupancy the cap buys does not "
-        "pay for that traffic. ptxas -v tells the two apart (stack frame versus spill stores); "
-        "the local-memory counters show what either costs.";
-    spec_.params = {
-        {"size", "threads: per-thread arrays of 32 floats, and 64-value banks", 1 << 22, 1,
-         1 << 24, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<SpillRun>(variants, static_cast<std::size_t>(params.at("size")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<SpillRun>(static_cast<std::size_t>(params.at("size")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "spill";
+  spec.topic = "registers, local memory, stack frames and spills";
+  spec.summary =
+      "a per-thread array and a 64-value register bank: when values leave the register file";
+  spec.teaching_point =
+      "Registers are named by the instructions, so an array stays in them only if every index "
+      "is a compile-time constant; a loop bound known only at run time sends the whole array "
+      "to a stack frame in local memory, and each access becomes a load or store through L1 "
+      "and L2. A register cap pushes values to the same place by another route: whatever does "
+      "not fit under the cap is spilled and reloaded, and the occupancy the cap buys does not "
+      "pay for that traffic. ptxas -v tells the two apart (stack frame versus spill stores); "
+      "the local-memory counters show what either costs.";
+  spec.params = {
+      {"size", "threads: per-thread arrays of 32 floats, and 64-value banks", 1 << 22, 1,
+       1 << 24, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::SpillLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -7,7 +7,8 @@
 // pieces (8 of 128 MiB by default). Only the order of the work and the kind of host memory
 // differ between the variants.
 //
-// Napkin math (the H200, in its virtual machine: ../shared/H200.md):
+// Napkin math (an H200 in a virtual machine; its measured timelines are in
+// tests/fixtures/labs/streams.json):
 //  - Copies: from pinned host memory, 52 GB/s host-to-device: 1 GiB in ~21 ms; device-to-host
 //    is assumed about as fast. From pageable memory, 3.5 GB/s: ~0.31 s each way. The copy
 //    engine can only read pages that cannot move, so the driver first copies pageable data
@@ -33,7 +34,9 @@
 #include "labs/device_buffer.hpp"
 #include "labs/harness.hpp"
 #include "labs/parallel_for.hpp"
+#include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -85,15 +88,11 @@ Affine steps_of(int rounds) {
   return m;
 }
 
-// Seeded input words: splitmix64 of the element's index, upper 32 bits, zero replaced by one.
+// Seeded input words: the upper 32 bits of each random value, zero replaced by one.
 void fill_words(std::vector<std::uint32_t>& data, std::uint64_t seed) {
   parallel_for(data.size(), [&data, seed](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      z ^= z >> 31;
-      const auto word = static_cast<std::uint32_t>(z >> 32);
+      const auto word = static_cast<std::uint32_t>(random_bits(seed, i) >> 32);
       data[i] = word != 0 ? word : 1u;
     }
   });
@@ -112,9 +111,10 @@ struct StreamsVariant {
   VariantSpec spec;
   Schedule schedule;
 };
+using Variants = VariantTable<StreamsVariant>;
 
-const std::vector<StreamsVariant>& variant_table() {
-  static const std::vector<StreamsVariant> table = {
+std::vector<StreamsVariant> variant_table() {
+  return {
       {{"serial-pageable", Role::baseline,
         "per chunk on one stream: copy in, kernel, copy out, from and to pageable std::vector "
         "buffers: every copy is staged through a pinned buffer by the CPU",
@@ -131,11 +131,6 @@ const std::vector<StreamsVariant>& variant_table() {
         ""},
        Schedule::overlapped},
   };
-  return table;
-}
-
-const StreamsVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "streams");
 }
 
 struct Chunk {
@@ -145,8 +140,9 @@ struct Chunk {
 
 class StreamsRun final : public LabRun {
  public:
-  StreamsRun(std::size_t n, int chunks, int streams, int rounds, std::uint64_t seed)
-      : n_(n), rounds_(rounds) {
+  StreamsRun(const Variants& variants, std::size_t n, int chunks, int streams, int rounds,
+             std::uint64_t seed)
+      : variants_(variants), n_(n), rounds_(rounds) {
     require_device_memory(2 * n_ * sizeof(std::uint32_t), "streams at this size");
     // Balanced chunks: c covers [n c / chunks, n (c + 1) / chunks). When there are fewer
     // elements than chunks some are empty; they are left out (no copy, no launch).
@@ -181,7 +177,7 @@ class StreamsRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    (void)variant_or_throw(variant);
+    (void)variants_[variant];
     std::vector<KernelLaunch> launches;
     for (const auto& chunk : chunks_)
       launches.push_back({"lcg_rounds", reinterpret_cast<const void*>(lcg_rounds),
@@ -190,7 +186,7 @@ class StreamsRun final : public LabRun {
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    switch (variant_or_throw(variant).schedule) {
+    switch (variants_[variant].schedule) {
       case Schedule::serial_pageable:
         // The copies are issued with cudaMemcpyAsync on `stream` so that they are ordered with
         // the kernels on any stream; from pageable memory the call behaves like cudaMemcpy all
@@ -224,7 +220,7 @@ class StreamsRun final : public LabRun {
 
   // The output that arrived in the variant's host buffer, word for word against the reference.
   report::Check check(const std::string& variant) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
     const std::uint32_t* got =
         v.schedule == Schedule::serial_pageable ? pageable_out_.data() : pinned_out_.get();
@@ -232,6 +228,8 @@ class StreamsRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   static dim3 grid(std::size_t count) {
     return dim3(static_cast<unsigned>((count + kBlock - 1) / kBlock));
   }
@@ -298,49 +296,43 @@ class StreamsRun final : public LabRun {
   std::vector<std::uint32_t> reference_;
 };
 
-class StreamsLab final : public Lab {
- public:
-  StreamsLab() {
-    spec_.name = "streams";
-    spec_.topic = "host-device copies: pinned memory, asynchronous copies, overlap with streams";
-    spec_.summary =
-        "copy 1 GiB in, transform it, copy it back, in chunks: pageable, pinned, overlapped";
-    spec_.teaching_point =
-        "A copy from pageable memory cannot be handed to the copy engine as it is: the driver "
-        "first copies it with the CPU into a pinned staging buffer, which makes it slow and "
-        "keeps the host waiting. Pinned memory is read and written by the copy engine directly, "
-        "at the speed of the link, but on one stream copies and kernels still take turns. With "
-        "pinned buffers, asynchronous copies and several streams, the copy engines of both "
-        "directions and the SMs work at the same time, and the pipeline costs little more than "
-        "its slowest stage.";
-    spec_.params = {
-        {"size", "32-bit words copied in, transformed and copied back", 1 << 28, 1, 1 << 29, true},
-        {"chunks", "pieces the data is cut into (copy in, kernel, copy out each)", 8, 1, 64, false},
-        {"streams", "streams of the overlapped variant (chunk c on stream c % streams)", 4, 1, 16,
-         false},
-        {"rounds", "dependent generator steps per element: the kernel's length", 1024, 1, 1 << 16,
-         false},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-    spec_.traced = true;
-    // A pageable launch takes ~0.6 s on the H200.
-    spec_.default_warmup = 1;
-    spec_.default_repeat = 5;
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<StreamsRun>(
+      variants, static_cast<std::size_t>(params.at("size")), static_cast<int>(params.at("chunks")),
+      static_cast<int>(params.at("streams")), static_cast<int>(params.at("rounds")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<StreamsRun>(
-        static_cast<std::size_t>(params.at("size")), static_cast<int>(params.at("chunks")),
-        static_cast<int>(params.at("streams")), static_cast<int>(params.at("rounds")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "streams";
+  spec.topic = "host-device copies: pinned memory, asynchronous copies, overlap with streams";
+  spec.summary =
+      "copy 1 GiB in, transform it, copy it back, in chunks: pageable, pinned, overlapped";
+  spec.teaching_point =
+      "A copy from pageable memory cannot be handed to the copy engine as it is: the driver "
+      "first copies it with the CPU into a pinned staging buffer, which makes it slow and "
+      "keeps the host waiting. Pinned memory is read and written by the copy engine directly, "
+      "at the speed of the link, but on one stream copies and kernels still take turns. With "
+      "pinned buffers, asynchronous copies and several streams, the copy engines of both "
+      "directions and the SMs work at the same time, and the pipeline costs little more than "
+      "its slowest stage.";
+  spec.params = {
+      {"size", "32-bit words copied in, transformed and copied back", 1 << 28, 1, 1 << 29, true},
+      {"chunks", "pieces the data is cut into (copy in, kernel, copy out each)", 8, 1, 64, false},
+      {"streams", "streams of the overlapped variant (chunk c on stream c % streams)", 4, 1, 16,
+       false},
+      {"rounds", "dependent generator steps per element: the kernel's length", 1024, 1, 1 << 16,
+       false},
+  };
+  spec.traced = true;
+  // A pageable launch takes ~0.6 s on the H200.
+  spec.default_warmup = 1;
+  spec.default_repeat = 5;
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::StreamsLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -18,6 +18,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -110,9 +111,10 @@ struct TransposeVariant {
   const char* kernel_name;
   KernelFn kernel;
 };
+using Variants = VariantTable<TransposeVariant>;
 
-const std::vector<TransposeVariant>& variant_table() {
-  static const std::vector<TransposeVariant> table = {
+std::vector<TransposeVariant> variant_table() {
+  return {
       {{"naive", Role::baseline, "one thread per element; coalesced reads, column-strided writes",
         "uncoalesced-global"},
        "transpose_naive", transpose_naive},
@@ -127,11 +129,6 @@ const std::vector<TransposeVariant>& variant_table() {
         "memory-bound-at-roof"},
        "transpose_swizzled", transpose_shared<SwizzledTile>},
   };
-  return table;
-}
-
-const TransposeVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "transpose");
 }
 
 // Cache-blocked CPU transpose: the reference every variant must match exactly.
@@ -146,8 +143,12 @@ void transpose_on_cpu(const std::vector<float>& in, std::vector<float>& out, int
 
 class TransposeRun final : public LabRun {
  public:
-  TransposeRun(int rows, int cols, std::uint64_t seed)
-      : rows_(rows), cols_(cols), elements_(static_cast<size_t>(rows) * cols), host_in_(elements_) {
+  TransposeRun(const Variants& variants, int rows, int cols, std::uint64_t seed)
+      : variants_(variants),
+        rows_(rows),
+        cols_(cols),
+        elements_(static_cast<size_t>(rows) * cols),
+        host_in_(elements_) {
     require_device_memory(2 * elements_ * sizeof(float), "transpose at this size");
     in_ = DeviceBuffer<float>(elements_);
     out_ = DeviceBuffer<float>(elements_);
@@ -161,12 +162,12 @@ class TransposeRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), block(), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     v.kernel<<<grid(), block(), 0, stream>>>(in_.get(), out_.get(), rows_, cols_);
     GPULAB_CUDA_CHECK_LAUNCH();
   }
@@ -184,6 +185,8 @@ class TransposeRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const { return dim3((cols_ + kTile - 1) / kTile, (rows_ + kTile - 1) / kTile); }
   static dim3 block() { return dim3(kTile, kBlockRows); }
 
@@ -194,37 +197,31 @@ class TransposeRun final : public LabRun {
   DeviceBuffer<float> in_, out_;
 };
 
-class TransposeLab final : public Lab {
- public:
-  TransposeLab() {
-    spec_.name = "transpose";
-    spec_.topic = "global coalescing, shared-memory bank conflicts";
-    spec_.summary = "matrix transpose: coalesce reads and writes through a shared-memory tile";
-    spec_.teaching_point =
-        "A transpose reads rows and writes columns, so one of the two global accesses is strided "
-        "unless a tile is staged in shared memory and turned around there. The tile fixes global "
-        "memory but reading it by column sends a whole warp to one bank, 32 passes per access. "
-        "Padding each tile row by one word, or XOR-swizzling the column index, spreads the column "
-        "over all 32 banks and brings the kernel to the copy roof.";
-    spec_.params = {
-        {"rows", "input rows (output columns)", 8192, 1, 32768, true},
-        {"cols", "input columns (output rows)", 8192, 1, 32768, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<TransposeRun>(variants, static_cast<int>(params.at("rows")),
+                                        static_cast<int>(params.at("cols")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<TransposeRun>(static_cast<int>(params.at("rows")),
-                                          static_cast<int>(params.at("cols")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "transpose";
+  spec.topic = "global coalescing, shared-memory bank conflicts";
+  spec.summary = "matrix transpose: coalesce reads and writes through a shared-memory tile";
+  spec.teaching_point =
+      "A transpose reads rows and writes columns, so one of the two global accesses is strided "
+      "unless a tile is staged in shared memory and turned around there. The tile fixes global "
+      "memory but reading it by column sends a whole warp to one bank, 32 passes per access. "
+      "Padding each tile row by one word, or XOR-swizzling the column index, spreads the column "
+      "over all 32 banks and brings the kernel to the copy roof.";
+  spec.params = {
+      {"rows", "input rows (output columns)", 8192, 1, 32768, true},
+      {"cols", "input columns (output rows)", 8192, 1, 32768, true},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::TransposeLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

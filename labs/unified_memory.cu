@@ -11,7 +11,7 @@
 //   explicit            a pinned host buffer copied with cudaMemcpyAsync into device memory
 // The output is plain device memory in every variant.
 //
-// Napkin math (the H200; ../shared/H200.md):
+// Napkin math (the H200; its measured timelines are in tests/fixtures/labs/unified-memory.json):
 //  - The kernel alone: 256 MiB read + 256 MiB written at ~4.2 TB/s is ~0.13 ms (0.182 ms was
 //    measured after a prefetch).
 //  - Moving the input over the link: 256 MiB at 52 GB/s (pinned copy) is ~5.2 ms; a prefetch
@@ -38,6 +38,7 @@
 #include "labs/parallel_for.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -81,9 +82,10 @@ struct UnifiedMemoryVariant {
   VariantSpec spec;
   Source source;
 };
+using Variants = VariantTable<UnifiedMemoryVariant>;
 
-const std::vector<UnifiedMemoryVariant>& variant_table() {
-  static const std::vector<UnifiedMemoryVariant> table = {
+std::vector<UnifiedMemoryVariant> variant_table() {
+  return {
       {{"on-demand", Role::baseline,
         "the kernel reads managed memory the CPU holds: every page arrives through a GPU page "
         "fault, in small pieces, while the kernel waits",
@@ -105,16 +107,12 @@ const std::vector<UnifiedMemoryVariant>& variant_table() {
         "host-device-transfers"},
        Source::copied},
   };
-  return table;
-}
-
-const UnifiedMemoryVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "unified-memory");
 }
 
 class UnifiedMemoryRun final : public LabRun {
  public:
-  UnifiedMemoryRun(std::size_t n, std::uint64_t seed) : n_(n), host_x_(n) {
+  UnifiedMemoryRun(const Variants& variants, std::size_t n, std::uint64_t seed)
+      : variants_(variants), n_(n), host_x_(n) {
     // The three managed inputs may all end up in device memory, besides the explicit
     // variant's device input and the output.
     require_device_memory((kManagedBuffers + 2) * n_ * sizeof(float),
@@ -156,7 +154,7 @@ class UnifiedMemoryRun final : public LabRun {
   // CPU uses it; without it the driver moves all managed memory at every launch and the
   // on-demand variant would not fault either.
   std::optional<std::string> skip_reason(const std::string& variant) const override {
-    if (variant_or_throw(variant).source != Source::copied && !concurrent_managed_access_)
+    if (variants_[variant].source != Source::copied && !concurrent_managed_access_)
       return std::string(
           "this device cannot fault on managed memory while the CPU uses it "
           "(cudaDevAttrConcurrentManagedAccess = 0): no page faults, prefetches or "
@@ -165,12 +163,12 @@ class UnifiedMemoryRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    (void)variant_or_throw(variant);
+    (void)variants_[variant];
     return {{"scale_shift", reinterpret_cast<const void*>(scale_shift), grid(), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto source = variant_or_throw(variant).source;
+    const auto source = variants_[variant].source;
     const float* x = nullptr;
     switch (source) {
       case Source::on_demand:
@@ -206,7 +204,7 @@ class UnifiedMemoryRun final : public LabRun {
   // member so that the reads are not optimized away. The GPU must be done with the buffer
   // first (a CPU access to a managed page the GPU is using would wait or fault anyway).
   void prepare(const std::string& variant) override {
-    const auto source = variant_or_throw(variant).source;
+    const auto source = variants_[variant].source;
     GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
     const float* data = source == Source::copied ? pinned_x_.get() : managed_buffer(source);
     const std::size_t pages = (n_ + kPageFloats - 1) / kPageFloats;
@@ -226,13 +224,15 @@ class UnifiedMemoryRun final : public LabRun {
   void poison_outputs(cudaStream_t stream) override { poison(y_.get(), y_.bytes(), stream); }
 
   report::Check check(const std::string& variant) override {
-    (void)variant_or_throw(variant);
+    (void)variants_[variant];
     std::vector<float> got(n_);
     GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), y_.get(), y_.bytes(), cudaMemcpyDeviceToHost));
     return compare(got.data(), reference().data(), n_, Tolerance{0, 0});
   }
 
  private:
+  const Variants& variants_;
+
   dim3 grid() const { return dim3(static_cast<unsigned>((n_ + kBlock - 1) / kBlock)); }
 
   cudaMemLocation device_location() const {
@@ -267,42 +267,37 @@ class UnifiedMemoryRun final : public LabRun {
   std::vector<float> reference_;
 };
 
-class UnifiedMemoryLab final : public Lab {
- public:
-  UnifiedMemoryLab() {
-    spec_.name = "unified-memory";
-    spec_.topic = "unified memory: page faults, prefetching, memory advice, explicit copies";
-    spec_.summary =
-        "a kernel over data the CPU holds: on-demand faults, prefetch, read-mostly, explicit copy";
-    spec_.teaching_point =
-        "Managed memory gives the CPU and the GPU one pointer, not one copy: when a kernel "
-        "touches pages that live on the host, it stalls on page faults while the driver moves "
-        "the data over in small batches, many times slower than a bulk copy. A prefetch moves "
-        "the same bytes in large pieces before the kernel starts, and read-mostly advice keeps "
-        "a copy on each side as long as nobody writes, so later passes move nothing. An "
-        "explicit copy from pinned memory is the yardstick all three should be measured "
-        "against.";
-    spec_.params = {
-        // At most 2^27 floats: the three managed inputs stay within 1.5 GiB.
-        {"size", "floats read by the kernel (and written)", 1 << 26, 1, 1 << 27, true},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-    spec_.traced = true;
-    spec_.default_warmup = 1;  // an on-demand launch takes ~70 ms, and prepare() as much again
-    spec_.default_repeat = 10;
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<UnifiedMemoryRun>(variants, static_cast<std::size_t>(params.at("size")),
+                                            seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<UnifiedMemoryRun>(static_cast<std::size_t>(params.at("size")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "unified-memory";
+  spec.topic = "unified memory: page faults, prefetching, memory advice, explicit copies";
+  spec.summary =
+      "a kernel over data the CPU holds: on-demand faults, prefetch, read-mostly, explicit copy";
+  spec.teaching_point =
+      "Managed memory gives the CPU and the GPU one pointer, not one copy: when a kernel "
+      "touches pages that live on the host, it stalls on page faults while the driver moves "
+      "the data over in small batches, many times slower than a bulk copy. A prefetch moves "
+      "the same bytes in large pieces before the kernel starts, and read-mostly advice keeps "
+      "a copy on each side as long as nobody writes, so later passes move nothing. An "
+      "explicit copy from pinned memory is the yardstick all three should be measured "
+      "against.";
+  spec.params = {
+      // At most 2^27 floats: the three managed inputs stay within 1.5 GiB.
+      {"size", "floats read by the kernel (and written)", 1 << 26, 1, 1 << 27, true},
+  };
+  spec.traced = true;
+  spec.default_warmup = 1;  // an on-demand launch takes ~70 ms, and prepare() as much again
+  spec.default_repeat = 10;
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::UnifiedMemoryLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -21,6 +21,7 @@
 #include "labs/harness.hpp"
 #include "labs/random.hpp"
 #include "labs/registry.hpp"
+#include "labs/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -106,9 +107,10 @@ struct VectorizeVariant {
   KernelFn kernel;
   GridShape grid;
 };
+using Variants = VariantTable<VectorizeVariant>;
 
-const std::vector<VectorizeVariant>& variant_table() {
-  static const std::vector<VectorizeVariant> table = {
+std::vector<VectorizeVariant> variant_table() {
+  return {
       {{"scalar", Role::baseline, "one float per thread: 4-byte loads and stores", ""},
        "scale_scalar", scale_scalar, GridShape::one_per_element},
       {{"float4", Role::optimized, "one float4 per thread: 16-byte loads and stores",
@@ -119,19 +121,14 @@ const std::vector<VectorizeVariant>& variant_table() {
         "memory-bound-at-roof"},
        "scale_float4_grid_stride", scale_float4<true>, GridShape::full_wave},
   };
-  return table;
-}
-
-const VectorizeVariant& variant_or_throw(const std::string& name) {
-  return find_variant_entry(variant_table(), name, "vectorize");
 }
 
 // The buffers are allocated `misalign` floats longer and used from that offset, so that a
 // non-zero misalign gives pointers the float4 path must refuse.
 class VectorizeRun final : public LabRun {
  public:
-  VectorizeRun(std::size_t n, int misalign, std::uint64_t seed)
-      : n_(n), misalign_(misalign), host_in_(n) {
+  VectorizeRun(const Variants& variants, std::size_t n, int misalign, std::uint64_t seed)
+      : variants_(variants), n_(n), misalign_(misalign), host_in_(n) {
     require_device_memory(2 * (n_ + misalign_) * sizeof(float), "vectorize at this size");
     in_ = DeviceBuffer<float>(n_ + misalign_);
     out_ = DeviceBuffer<float>(n_ + misalign_);
@@ -153,12 +150,12 @@ class VectorizeRun final : public LabRun {
   }
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(v.grid), dim3(kBlock), 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
-    const auto& v = variant_or_throw(variant);
+    const auto& v = variants_[variant];
     v.kernel<<<grid(v.grid), kBlock, 0, stream>>>(x(), y(), n_);
     GPULAB_CUDA_CHECK_LAUNCH();
   }
@@ -176,6 +173,8 @@ class VectorizeRun final : public LabRun {
   }
 
  private:
+  const Variants& variants_;
+
   float* x() const { return in_.get() + misalign_; }
   float* y() const { return out_.get() + misalign_; }
 
@@ -199,40 +198,34 @@ class VectorizeRun final : public LabRun {
   unsigned wave_blocks_ = 0;
 };
 
-class VectorizeLab final : public Lab {
- public:
-  VectorizeLab() {
-    spec_.name = "vectorize";
-    spec_.topic = "vectorized (16-byte) global loads and stores, grid-stride loops";
-    spec_.summary = "y = 2x + 1 with float and float4 accesses: bytes in flight per thread";
-    spec_.teaching_point =
-        "A perfectly coalesced kernel that moves one float per thread still misses the copy "
-        "roof, because each thread has only 4 bytes in flight and DRAM latency needs far more "
-        "outstanding. Loading a float4 per thread quadruples the bytes in flight and divides "
-        "the memory instructions by four, which reaches the roof; a grid-stride loop over one "
-        "wave of blocks keeps that and saves block scheduling. Vector accesses need 16-byte "
-        "alignment, so check it and keep a scalar path for the tail and for misaligned data.";
-    spec_.params = {
-        {"size", "elements (floats per buffer)", 1 << 28, 1, 1 << 29, true},
-        {"misalign", "offset in floats of both buffers from their aligned start (1-3 force the "
-                     "float4 kernels onto their scalar fallback)",
-         0, 0, 3, false},
-    };
-    for (const auto& v : variant_table()) spec_.variants.push_back(v.spec);
-  }
+std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
+                                  std::uint64_t seed) {
+  return std::make_unique<VectorizeRun>(variants, static_cast<std::size_t>(params.at("size")),
+                                        static_cast<int>(params.at("misalign")), seed);
+}
 
-  const LabSpec& spec() const override { return spec_; }
-
-  std::unique_ptr<LabRun> setup(const ParamValues& params, std::uint64_t seed) const override {
-    return std::make_unique<VectorizeRun>(static_cast<std::size_t>(params.at("size")),
-                                          static_cast<int>(params.at("misalign")), seed);
-  }
-
- private:
-  LabSpec spec_;
-};
+std::unique_ptr<Lab> make_lab() {
+  LabSpec spec;
+  spec.name = "vectorize";
+  spec.topic = "vectorized (16-byte) global loads and stores, grid-stride loops";
+  spec.summary = "y = 2x + 1 with float and float4 accesses: bytes in flight per thread";
+  spec.teaching_point =
+      "A perfectly coalesced kernel that moves one float per thread still misses the copy "
+      "roof, because each thread has only 4 bytes in flight and DRAM latency needs far more "
+      "outstanding. Loading a float4 per thread quadruples the bytes in flight and divides "
+      "the memory instructions by four, which reaches the roof; a grid-stride loop over one "
+      "wave of blocks keeps that and saves block scheduling. Vector accesses need 16-byte "
+      "alignment, so check it and keep a scalar path for the tail and for misaligned data.";
+  spec.params = {
+      {"size", "elements (floats per buffer)", 1 << 28, 1, 1 << 29, true},
+      {"misalign", "offset in floats of both buffers from their aligned start (1-3 force the "
+                   "float4 kernels onto their scalar fallback)",
+       0, 0, 3, false},
+  };
+  return make_table_lab(std::move(spec), variant_table(), setup_run);
+}
 
 }  // namespace
 }  // namespace gpulab::labs
 
-GPULAB_REGISTER_LAB(gpulab::labs::VectorizeLab)
+GPULAB_REGISTER_LAB(gpulab::labs::make_lab)

@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "cupti/metric_catalogue.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "cupti/metric_catalogue.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/diagnosis_walk.hpp"
+#include "reports/metric_catalogue.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -154,21 +154,21 @@ Outcome local_memory(const Probe& p) {
   return yes(*fraction / (*fraction + 1.0), ev);
 }
 
-// A stall reason's share of all warp cycles per issued instruction.
-std::optional<double> stall_share(const Probe& p, const char* reason) {
-  const auto part = p.metric(reason), total = p.metric(m::warp_latency);
-  if (!part || !total || *total <= 0) return std::nullopt;
-  return *part / *total;
-}
-
-Outcome latency(const Probe& p) {
-  const auto share = stall_share(p, m::stall_long_scoreboard);
-  const std::string t = "latency.long_scoreboard_share";
-  std::vector<Evidence> ev{evidence(m::stall_long_scoreboard, p.metric(m::stall_long_scoreboard)),
-                           evidence(m::warp_latency, p.metric(m::warp_latency)),
-                           against(p, "long_scoreboard_share", share, ">=", t)};
-  if (!share) return not_measured(ev);
-  return *share >= p.threshold(t) ? yes(*share, ev) : no(ev);
+// Does one stall reason take a large share of the warps' time? Its cycles per issued
+// instruction over those of every reason (warp_latency), against `threshold`; the share is the
+// severity. One builder for the latency, sync and mio nodes, so they weigh alike and show the
+// same evidence.
+std::function<Outcome(const Probe&)> stall_share(const char* reason, const char* share_name,
+                                                 const char* threshold) {
+  return [=](const Probe& p) {
+    const auto part = p.metric(reason), total = p.metric(m::warp_latency);
+    std::optional<double> share;
+    if (part && total && *total > 0) share = *part / *total;
+    std::vector<Evidence> ev{evidence(reason, part), evidence(m::warp_latency, total),
+                             against(p, share_name, share, ">=", threshold)};
+    if (!share) return not_measured(ev);
+    return *share >= p.threshold(threshold) ? yes(*share, ev) : no(ev);
+  };
 }
 
 // Few warps matter only when the kernel waits: a kernel that keeps DRAM or an SM pipe near its
@@ -236,24 +236,6 @@ Outcome atomics(const Probe& p) {
   return *ratio >= p.threshold(t) ? yes(*ratio / (*ratio + 1.0), ev) : no(ev);
 }
 
-Outcome sync(const Probe& p) {
-  const auto share = stall_share(p, m::stall_barrier);
-  const std::string t = "sync.barrier_share";
-  std::vector<Evidence> ev{evidence(m::stall_barrier, p.metric(m::stall_barrier)),
-                           against(p, "barrier_share", share, ">=", t)};
-  if (!share) return not_measured(ev);
-  return *share >= p.threshold(t) ? yes(*share, ev) : no(ev);
-}
-
-Outcome mio(const Probe& p) {
-  const auto share = stall_share(p, m::stall_mio_throttle);
-  const std::string t = "mio.throttle_share";
-  std::vector<Evidence> ev{evidence(m::stall_mio_throttle, p.metric(m::stall_mio_throttle)),
-                           against(p, "mio_throttle_share", share, ">=", t)};
-  if (!share) return not_measured(ev);
-  return *share >= p.threshold(t) ? yes(*share, ev) : no(ev);
-}
-
 Outcome compute(const Probe& p) {
   const auto pct = p.metric(m::sm_pct);
   std::vector<Evidence> ev{against(p, m::sm_pct, pct, ">=", "compute_bound.sm_pct")};
@@ -285,7 +267,9 @@ const CheckNode kLocal{"local", "Is there local-memory traffic (spills, local ar
                        "local_bytes / (32 x (gld_sectors + gst_sectors))", "local-memory",
                        local_memory};
 const CheckNode kLatency{"latency", "Do warps mostly wait on global/local memory results?",
-                         "stall_long_scoreboard / warp_latency", "latency-bound", latency};
+                         "stall_long_scoreboard / warp_latency", "latency-bound",
+                         stall_share(m::stall_long_scoreboard, "long_scoreboard_share",
+                                     "latency.long_scoreboard_share")};
 const CheckNode kOccupancy{"occupancy", "Is occupancy low?", "achieved_occupancy",
                            "low-occupancy", occupancy};
 const CheckNode kTail{"tail", "Does a partial last wave leave SMs idle?",
@@ -298,11 +282,13 @@ const CheckNode kAtomics{"atomics", "Do global atomics contend?",
                          "(atom_requests + red_requests) / gld_requests", "atomic-contention",
                          atomics};
 const CheckNode kSync{"sync", "Do warps wait at barriers?", "stall_barrier / warp_latency",
-                      "sync-overhead", sync};
+                      "sync-overhead",
+                      stall_share(m::stall_barrier, "barrier_share", "sync.barrier_share")};
 const CheckNode kCompute{"compute-roof", "Are the SMs near their peak?", "sm_pct",
                          "compute-bound", compute};
 const CheckNode kMio{"mio", "Do warps wait on the MIO queue (shared memory, constant cache)?",
-                     "stall_mio_throttle / warp_latency", "mio-throttle", mio};
+                     "stall_mio_throttle / warp_latency", "mio-throttle",
+                     stall_share(m::stall_mio_throttle, "mio_throttle_share", "mio.throttle_share")};
 
 // The branches of the root, with the checks each visits in order.
 struct Branch {
@@ -343,11 +329,6 @@ const Branch& classify(const Probe& p, PathStep& step) {
   else if (compute) branch = &b[1];
   step.answer = (dram || sm) ? branch->name : "not measured";
   return *branch;
-}
-
-double longest_duration(const Kernel& k) {
-  auto it = k.metrics.find(m::duration);
-  return it == k.metrics.end() ? 0 : it->second;
 }
 
 }  // namespace
@@ -403,66 +384,6 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
     if (principal == "launch-overhead") out.verdict = "launch-bound";
   }
   return out;
-}
-
-void diagnose_report(Report& report, const Thresholds& thresholds) {
-  for (auto& v : report.variants) {
-    if (v.status == VariantStatus::skipped) continue;
-    const WorkModel* model = v.kernels.size() == 1 ? &report.work_of(v) : nullptr;
-    for (auto& k : v.kernels) {
-      if (k.metrics.empty()) continue;  // no counters: nothing to walk
-      KernelContext c{&k, &v, model, &report.device};
-      k.diagnosis = diagnose(c, thresholds);
-    }
-    if (v.timeline) v.timeline->diagnosis = diagnose_timeline(*v.timeline, thresholds);
-  }
-}
-
-namespace {
-// Both constnesses of diagnoses_of: V is Variant or const Variant, D Diagnosis likewise.
-template <typename D, typename V>
-std::vector<D*> collect_diagnoses(V& variant) {
-  std::vector<D*> out;
-  if (variant.timeline && variant.timeline->diagnosis) out.push_back(&*variant.timeline->diagnosis);
-  for (auto& k : variant.kernels)
-    if (k.diagnosis) out.push_back(&*k.diagnosis);
-  return out;
-}
-}  // namespace
-
-std::vector<const Diagnosis*> diagnoses_of(const Variant& variant) {
-  return collect_diagnoses<const Diagnosis>(variant);
-}
-
-std::vector<Diagnosis*> diagnoses_of(Variant& variant) { return collect_diagnoses<Diagnosis>(variant); }
-
-bool has_diagnosis(const Variant& variant) { return !diagnoses_of(variant).empty(); }
-
-bool has_diagnosis(const Report& report) {
-  return std::any_of(report.variants.begin(), report.variants.end(),
-                     [](const Variant& v) { return has_diagnosis(v); });
-}
-
-// The timeline's principal finding says where the whole variant's time goes; that of the
-// longest kernel, what limits the kernel. The higher score is the variant's.
-std::string principal_finding(const Variant& variant) {
-  const Finding* best = nullptr;
-  const Kernel* longest = nullptr;
-  for (const auto& k : variant.kernels)
-    if (k.diagnosis && (!longest || longest_duration(k) > longest_duration(*longest))) longest = &k;
-  if (longest && !longest->diagnosis->findings.empty()) best = &longest->diagnosis->findings.front();
-  if (variant.timeline && variant.timeline->diagnosis && !variant.timeline->diagnosis->findings.empty()) {
-    const Finding& f = variant.timeline->diagnosis->findings.front();
-    if (!best || f.score > best->score) best = &f;
-  }
-  return best ? best->id : "";
-}
-
-bool carries_finding(const Variant& variant, const std::string& finding_id) {
-  for (const Diagnosis* d : diagnoses_of(variant))
-    for (const auto& f : d->findings)
-      if (f.id == finding_id) return true;
-  return false;
 }
 
 }  // namespace gpulab::report

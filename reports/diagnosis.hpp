@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "cupti/metric_catalogue.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {
@@ -80,7 +80,7 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds);
 Diagnosis diagnose_timeline(const Timeline& timeline, const Thresholds& thresholds);
 
 // Diagnoses every kernel with counters and every timeline of every measured variant of a
-// report, in place.
+// report, in place. This and the queries below: reports/diagnosis_report.cpp.
 void diagnose_report(Report& report, const Thresholds& thresholds);
 
 // Every diagnosis of a variant: its timeline's first, then its kernels'.

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cupti/metric_catalogue.hpp"
+#include "reports/metric_catalogue.hpp"
 
 namespace gpulab::fmtx {
 

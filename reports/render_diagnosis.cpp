@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "cupti/metric_catalogue.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/format.hpp"
 #include "reports/kernel_name.hpp"
+#include "reports/metric_catalogue.hpp"
 
 namespace gpulab::report {
 namespace {

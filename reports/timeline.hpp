@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cupti/metric_catalogue.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {

@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "app/lab_runner.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "gpu/gpu_session.hpp"
 #include "labs/registry.hpp"
+#include "reports/metric_catalogue.hpp"
 
 namespace gpulab {
 namespace {

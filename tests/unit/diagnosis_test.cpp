@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"
 

@@ -1,9 +1,9 @@
 // docs/metrics.md stays true to the catalogue: every metric and derived metric is documented.
 #include <gtest/gtest.h>
 
-#include "cupti/metric_catalogue.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
+#include "reports/metric_catalogue.hpp"
 
 namespace gpulab {
 namespace {

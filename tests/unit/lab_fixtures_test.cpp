@@ -1,7 +1,12 @@
 // Every lab's report recorded on the H200 (tests/fixtures/labs, `gpulab run --all --diagnose`:
-// full counters, and timelines for the traced labs), read and diagnosed again offline: the checks passed there, and the decision tree gives
-// each variant the principal finding its lab expects. This is `gpulab selftest` on recorded
-// numbers, so CI notices when a change to the tree breaks an expectation.
+// full counters, and timelines for the traced labs), read and diagnosed again offline: the
+// checks passed there, and the decision tree gives each variant the principal finding its lab
+// expects. This is `gpulab selftest` on recorded numbers, so CI notices when a change to the
+// tree breaks an expectation. A registered lab without a fixture fails here.
+#include <algorithm>
+#include <sstream>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "labs/registry.hpp"
@@ -39,7 +44,19 @@ TEST_P(LabFixture, RecordedOnTheH200WithEveryCheckPassed) {
     }
   }
   EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
-  EXPECT_FALSE(report::render_text(r).empty());
+}
+
+// The text report has a row per variant, in the lab's order, that says its check passed.
+TEST_P(LabFixture, TextShowsEveryVariantPassed) {
+  const auto r = load();
+  std::istringstream text(report::render_text(r));
+  std::size_t next = 0;
+  for (std::string line; std::getline(text, line) && next < r.variants.size();) {
+    const auto& v = r.variants[next];
+    if (line.rfind(v.name + " ", 0) == 0 && line.find(" passed ") != std::string::npos) ++next;
+  }
+  EXPECT_EQ(next, r.variants.size())
+      << "no row for " << r.variants[std::min(next, r.variants.size() - 1)].name << " passed";
 }
 
 TEST_P(LabFixture, PrincipalFindingsAreTheExpectedOnes) {

@@ -1,9 +1,13 @@
 // The registry and the lab contract, checked on every registered lab without a GPU.
+#include <memory>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include <gtest/gtest.h>
 
 #include "labs/registry.hpp"
+#include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 
 namespace gpulab::labs {
@@ -15,12 +19,43 @@ TEST(Registry, TransposeIsRegistered) {
   EXPECT_THROW(lab_or_throw("no-such-lab"), UsageError);
 }
 
+// A lab of any name with one variant, for registering twice.
+class NamedLab final : public Lab {
+ public:
+  explicit NamedLab(std::string name) {
+    spec_.name = std::move(name);
+    spec_.variants = {{"only", Role::baseline, "the one variant", ""}};
+  }
+  const LabSpec& spec() const override { return spec_; }
+  std::unique_ptr<LabRun> setup(const ParamValues&, std::uint64_t) const override {
+    return nullptr;
+  }
+
+ private:
+  LabSpec spec_;
+};
+
+TEST(Registry, ASecondLabOfTheSameNameIsRefused) {
+  const Lab* transpose = find_lab("transpose");
+  ASSERT_NE(transpose, nullptr);
+  try {
+    register_lab(std::make_unique<NamedLab>("transpose"));
+    FAIL() << "a duplicate lab name was accepted";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'transpose'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(find_lab("transpose"), transpose) << "the first registration stands";
+}
+
+// The labs a finding names as demonstrating its fix (`see: gpulab run LAB`) exist.
+TEST(Registry, EveryLabAFindingPointsToIsRegistered) {
+  for (const auto& f : report::finding_catalogue())
+    for (const char* lab : f.labs) EXPECT_NE(find_lab(lab), nullptr) << f.id << " -> " << lab;
+}
+
 TEST(Registry, EveryLabHonoursTheContract) {
-  const std::set<std::string> findings = {
-      "uncoalesced-global", "redundant-dram-traffic", "host-device-transfers", "um-page-faults",
-      "memory-bound-at-roof", "latency-bound", "shared-bank-conflicts", "local-memory",
-      "low-occupancy", "tail-effect", "launch-overhead", "warp-divergence", "atomic-contention",
-      "sync-overhead", "compute-bound"};
+  std::set<std::string> findings;
+  for (const auto& f : report::finding_catalogue()) findings.insert(f.id);
   ASSERT_FALSE(all_labs().empty());
   for (const Lab* lab : all_labs()) {
     const auto& s = lab->spec();

@@ -55,9 +55,10 @@ TEST(PtxasTable, HoldsEveryLabKernelPlausibly) {
     if (i > 0) EXPECT_LT(records[i - 1].first, name) << "not sorted or not unique";
     EXPECT_GT(record.registers, 0) << name;
     EXPECT_LE(record.registers, 255) << name;
-    EXPECT_GE(record.stack_frame_bytes, 0) << name;
-    EXPECT_GE(record.spill_store_bytes, 0) << name;
-    EXPECT_GE(record.spill_load_bytes, 0) << name;
+    // Spilled values live in the stack frame, and a spill is stored before it is loaded: a
+    // row that breaks either has taken its figures from the wrong ptxas line.
+    if (record.spill_store_bytes > 0) EXPECT_GT(record.stack_frame_bytes, 0) << name;
+    if (record.spill_load_bytes > 0) EXPECT_GT(record.spill_store_bytes, 0) << name;
     const auto found = ptxas_record(name);
     ASSERT_TRUE(found.has_value()) << name;
     EXPECT_EQ(found->registers, record.registers) << name;

@@ -1,4 +1,4 @@
-#include "cupti/metric_catalogue.hpp"
+#include "reports/metric_catalogue.hpp"
 
 #include <algorithm>
 
