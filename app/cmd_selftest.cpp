@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
+#include "app/option_checks.hpp"
 #include "labs/registry.hpp"
 #include "reports/errors.hpp"
 #include "reports/expectations.hpp"
@@ -16,7 +17,7 @@ CLI::App* add_selftest(CLI::App& root, SelftestOptions& options) {
       "selftest", "Run every lab and check each variant's principal finding (needs a GPU)");
   cmd->add_option("--labs", options.labs, "Comma-separated labs, or all")->capture_default_str();
   cmd->add_option("--repeat,-r", options.repeat, "Timed launches per variant")
-      ->check(CLI::Range(1, 1000))
+      ->check(integer_in(1, 1000))
       ->capture_default_str();
   return cmd;
 }
