@@ -56,7 +56,8 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
   cmd->add_option("--metrics", options.metrics,
                   "Metrics to compare (comma-separated; default: DRAM bytes, sectors/request, "
                   "excess wavefronts, local bytes, occupancy, throughput)");
-  cmd->add_option("--json", options.json_path, "Also write the comparison as JSON to FILE");
+  cmd->add_option("--json", options.json_path, "Also write the comparison as JSON to FILE")
+      ->type_name("FILE");
   return cmd;
 }
 

@@ -43,7 +43,8 @@ CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options) {
       "diagnose", "Say what limits each kernel and what to do: run a lab, or read --report");
   cmd->add_option("lab", options.run.lab, "Lab to run and diagnose (see gpulab list)");
   add_lab_options(cmd, options.run);
-  cmd->add_option("--report", options.report_path, "Diagnose a saved report (no GPU needed)");
+  cmd->add_option("--report", options.report_path, "Diagnose a saved report (no GPU needed)")
+      ->type_name("FILE");
   cmd->add_option("--kernel", options.kernel, "Only this kernel (timeline: a traced variant's timeline)");
   cmd->add_flag("--list-thresholds", options.list_thresholds,
                 "List the thresholds, their defaults and ranges");

@@ -41,6 +41,7 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
       ->check(integer_in(std::numeric_limits<std::int64_t>::min(),
                          std::numeric_limits<std::int64_t>::max()));
   cmd->add_option("--param,-p", options.params, "Lab parameter NAME=VALUE (repeatable)")
+      ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
   cmd->add_option("--repeat,-r", s.repeat, "Timed launches per variant (default: 20, or the "
                   "lab's own: gpulab list)")
@@ -69,10 +70,12 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
   cmd->add_option("--threshold,-t", options.thresholds,
                   "Override a diagnosis threshold NAME=VALUE (repeatable; gpulab diagnose "
                   "--list-thresholds lists them with their ranges)")
+      ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
   cmd->add_option("--json", options.json_path,
                   "Also write the report as JSON to FILE (atomically; through a symbolic link "
-                  "to its target)");
+                  "to its target)")
+      ->type_name("FILE");
   cmd->add_option("--format,-f", options.format, "Output on stdout: text, json, markdown or csv")
       ->check(one_of(kReportFormats))
       ->capture_default_str();
@@ -85,7 +88,8 @@ CLI::App* add_run(CLI::App& root, RunOptions& options) {
   cmd->add_flag("--diagnose,-d", options.diagnose, "Diagnose every kernel into the report");
   cmd->add_flag("--all,-a", options.all, "Run every lab at its default size; then a summary");
   cmd->add_option("--json-dir", options.json_dir,
-                  "With --all: write each lab's report to DIR/LAB.json");
+                  "With --all: write each lab's report to DIR/LAB.json")
+      ->type_name("DIR");
   return cmd;
 }
 

@@ -1,6 +1,7 @@
 #include "app/option_checks.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,15 @@ bool looks_like_option(const std::string& value) {
 }
 
 const char* const kOneOf = "one of";
+
+// What --help shows after the type: the range, without the ends that are the type's own.
+std::string integer_range_text(std::int64_t min, std::int64_t max) {
+  constexpr auto lowest = std::numeric_limits<std::int64_t>::min();
+  constexpr auto highest = std::numeric_limits<std::int64_t>::max();
+  if (min == lowest && max == highest) return "";
+  if (max == highest) return fmt::format("INT >= {}", min);
+  return fmt::format("INT in [{} - {}]", min, max);
+}
 
 }  // namespace
 
@@ -64,7 +74,7 @@ CLI::Validator integer_in(std::int64_t min, std::int64_t max) {
         if (v < min || v > max) return fmt::format("{} is out of range (allowed: {} to {})", text, min, max);
         return std::string();
       },
-      fmt::format("INT in [{} - {}]", min, max));
+      integer_range_text(min, max));
 }
 
 CLI::Validator number_in(double min, double max) {
