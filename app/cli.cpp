@@ -6,7 +6,10 @@
 #include <exception>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "app/command_line.hpp"
+#include "app/option_checks.hpp"
 #include "app/shell.hpp"
 #include "app/version.hpp"
 #include "reports/errors.hpp"
@@ -25,6 +28,11 @@ CommandLine::CommandLine()
   selftest_cmd = add_selftest(app, selftest);
   shell_cmd = app.add_subcommand("shell", "Interactive session: the same commands, one GPU setup");
   complete_cmd = add_complete(app, complete);
+  apply_value_grammar(app);
+  app.footer(
+      "gpulab help CMD (or gpulab CMD --help) shows a command's options. An option's value is "
+      "the next word or follows '=' (--json=FILE); it is never empty and never starts with '-' "
+      "unless it is a number (name such a file ./-file).\n");
 }
 
 Io standard_io() {
@@ -39,8 +47,33 @@ Io standard_io() {
   return io;
 }
 
-int dispatch(const std::vector<std::string>& args, Session& session, Io& io) {
+namespace {
+
+// `gpulab help [CMD]` is `gpulab [CMD] --help`.
+std::vector<std::string> without_help_command(const std::vector<std::string>& args,
+                                              CLI::App& app) {
+  if (args.empty() || args.front() != "help") return args;
+  if (args.size() > 2) throw UsageError("help takes at most one command (gpulab help CMD)");
+  if (args.size() == 1) return {"--help"};
+  const auto subs = app.get_subcommands([&](const CLI::App* s) {
+    return s->get_name() == args[1] && !s->get_group().empty();  // hidden commands have no group
+  });
+  if (subs.empty())
+    throw UsageError(fmt::format("help: unknown command '{}' (gpulab --help lists them)", args[1]));
+  return {args[1], "--help"};
+}
+
+}  // namespace
+
+int dispatch(const std::vector<std::string>& given, Session& session, Io& io) {
   CommandLine cli;
+  std::vector<std::string> args;
+  try {
+    args = without_help_command(given, cli.app);
+  } catch (const Error& e) {
+    io.err << "gpulab: error: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
     cli.app.parse(reversed);

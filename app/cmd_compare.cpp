@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
+#include "app/option_checks.hpp"
+#include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/errors.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/render_compare.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/report_json.hpp"
+#include "reports/user_input.hpp"
 
 namespace gpulab::app {
 namespace {
@@ -16,34 +19,23 @@ namespace {
 // Metric names for --metrics: catalogue names or short names, derived names, or CUPTI names.
 std::vector<std::string> compare_metric_names(const std::string& list) {
   std::vector<std::string> names;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const auto comma = list.find(',', start);
-    const std::string item =
-        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) {
-      if (const auto* raw = metrics::find(item)) {
-        names.emplace_back(raw->name);
-      } else if (report::find_derived(item) || item.find("__") != std::string::npos) {
-        names.push_back(item);
-      } else {
-        throw UsageError(fmt::format(
-            "--metrics: unknown metric '{}' (see gpulab list --metrics)", item));
-      }
+  for (const auto& item : split_list("--metrics", list)) {
+    if (const auto* raw = metrics::find(item)) {
+      names.emplace_back(raw->name);
+    } else if (report::find_derived(item) || item.find("__") != std::string::npos) {
+      names.push_back(item);
+    } else {
+      throw UsageError(fmt::format("--metrics: unknown metric '{}' (see gpulab list --metrics)", item));
     }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
-  if (names.empty()) throw UsageError("--metrics names no metric");
   return names;
 }
 
 std::pair<std::string, std::string> variant_pair(const std::string& text) {
-  const auto comma = text.find(',');
-  if (comma == std::string::npos || comma == 0 || comma + 1 == text.size() ||
-      text.find(',', comma + 1) != std::string::npos)
+  const auto names = split_list("--variants", text);
+  if (names.size() != 2)
     throw UsageError(fmt::format("--variants '{}': expected two names, A,B", text));
-  return {text.substr(0, comma), text.substr(comma + 1)};
+  return {names[0], names[1]};
 }
 
 }  // namespace
@@ -55,15 +47,17 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
       ->required();
   cmd->add_option("--variants", options.variants, "Compare two variants of one report: A,B");
   cmd->add_option("--format,-f", options.format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "markdown", "csv"}))
+      ->check(one_of(kReportFormats))
       ->capture_default_str();
   cmd->add_option("--fail-on-regression", options.fail_on_regression,
                   "Exit 5 when a variant is slower than the first report by more than PCT "
                   "percent, outside noise")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(number_in(0, 1e6));
   cmd->add_option("--metrics", options.metrics,
                   "Metrics to compare (comma-separated; default: DRAM bytes, sectors/request, "
                   "excess wavefronts, local bytes, occupancy, throughput)");
+  cmd->add_option("--json", options.json_path, "Also write the comparison as JSON to FILE")
+      ->type_name("FILE");
   return cmd;
 }
 
@@ -74,6 +68,8 @@ int run_compare(const CompareOptions& options, Io& io) {
     throw UsageError("--variants compares two variants of ONE report; give one file");
   if (options.variants.empty() && options.files.size() < 2)
     throw UsageError("compare needs two or more reports, or one report and --variants A,B");
+
+  if (!options.json_path.empty()) check_writable(options.json_path);
 
   std::vector<report::Report> reports;
   for (const auto& file : options.files) {
@@ -94,6 +90,8 @@ int run_compare(const CompareOptions& options, Io& io) {
                                                     options.files[i], compare_options));
   }
 
+  if (!options.json_path.empty())
+    write_file_atomically(options.json_path, report::comparison_json(comparisons).dump(2) + "\n");
   if (options.format == "json") {
     io.out << report::comparison_json(comparisons).dump(2) << "\n";
   } else if (options.format == "csv") {

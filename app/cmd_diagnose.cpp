@@ -1,48 +1,39 @@
 // `gpulab diagnose`: run a lab and walk the decision tree over its counters, or diagnose a
 // saved report offline (--report), with no GPU.
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
+#include "app/option_checks.hpp"
+#include "reports/atomic_file.hpp"
 #include "reports/errors.hpp"
-#include "reports/kernel_name.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/report_json.hpp"
+#include "reports/selection.hpp"
 #include "reports/table.hpp"
+#include "reports/user_input.hpp"
 
 namespace gpulab::app {
 namespace {
 
 std::string thresholds_text() {
-  TextTable table({"threshold", "default", "meaning"}, 3);
+  TextTable table({"threshold", "default", "range", "meaning"}, 4);
   for (const auto& t : report::threshold_catalogue())
-    table.add_row({t.name, fmt::format("{}", t.default_value), t.meaning});
+    table.add_row({t.name, fmt::format("{}", t.default_value),
+                   fmt::format("{} to {}", t.min, t.max), t.meaning});
   return table.render();
 }
 
-// `kernel` names a kernel of the variant(s), or "timeline" for a traced variant's timeline.
-bool has_kernel(const report::Variant& v, const std::string& kernel) {
-  if (kernel == "timeline" && v.timeline) return true;
-  return std::any_of(v.kernels.begin(), v.kernels.end(),
-                     [&](const report::Kernel& k) {
-                       return report::names_kernel(kernel, k.name, k.function);
-                     });
-}
+// The options that only shape a lab run: a saved report is diagnosed without one.
+const std::vector<std::string> kRunOnly = {"--size",   "--param",         "--repeat",
+                                           "--warmup", "--cold",          "--metrics",
+                                           "--replay-mode", "--cache-control", "--seed"};
 
-void require_variant_and_kernel(const report::Report& r, const std::string& variant,
-                                const std::string& kernel, const std::string& where) {
-  if (variant.empty() || variant == "all") {
-    if (kernel.empty()) return;
-    for (const auto& v : r.variants)
-      if (has_kernel(v, kernel)) return;
-    throw UsageError(fmt::format("{} has no kernel '{}'", where, kernel));
-  }
-  const auto* v = r.find_variant(variant);
-  if (!v) throw UsageError(fmt::format("{} has no variant '{}'", where, variant));
-  if (kernel.empty() || has_kernel(*v, kernel)) return;
-  throw UsageError(fmt::format("{}: variant '{}' has no kernel '{}'", where, variant, kernel));
+void refuse_all_given(const CLI::App& cmd, const std::string& except) {
+  for (const auto* opt : cmd.get_options())
+    if (opt->count() > 0 && opt->get_name() != except)
+      throw UsageError(fmt::format("diagnose {}: {} does not apply (it only lists the thresholds)",
+                                   except, opt->get_name()));
 }
 
 }  // namespace
@@ -52,45 +43,55 @@ CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options) {
       "diagnose", "Say what limits each kernel and what to do: run a lab, or read --report");
   cmd->add_option("lab", options.run.lab, "Lab to run and diagnose (see gpulab list)");
   add_lab_options(cmd, options.run);
-  cmd->add_option("--report", options.report_path, "Diagnose a saved report (no GPU needed)");
+  cmd->add_option("--report", options.report_path, "Diagnose a saved report (no GPU needed)")
+      ->type_name("FILE");
   cmd->add_option("--kernel", options.kernel, "Only this kernel (timeline: a traced variant's timeline)");
   cmd->add_flag("--list-thresholds", options.list_thresholds,
-                "List the thresholds and their defaults");
+                "List the thresholds, their defaults and ranges");
   options.run.diagnose = true;
   return cmd;
 }
 
 int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
                  const std::vector<std::string>& argv) {
+  auto& run = options.run;
+  const CLI::App& cmd = *run.command;
   if (options.list_thresholds) {
+    refuse_all_given(cmd, "--list-thresholds");
     io.out << thresholds_text();
     return 0;
   }
-  auto& run = options.run;
   if (run.lab.empty() == options.report_path.empty())
     throw UsageError("diagnose needs a lab to run or --report FILE (one of the two)");
 
-  const std::string variant = run.settings.variants == "all" ? "" : run.settings.variants;
+  // --variant and --kernel select what is printed, in every format, and what --json saves.
+  const std::vector<std::string> variants =
+      run.settings.variants == "all" ? std::vector<std::string>{}
+                                     : split_list("--variant", run.settings.variants);
+  const std::string json_path = run.json_path;
   report::Report report;
   if (!options.report_path.empty()) {
+    refuse_given(cmd, kRunOnly, "diagnose --report", "it reads a saved report and runs no lab");
     const auto thresholds = parse_thresholds(run.thresholds);
-    report = report::load_report(options.report_path);
-    require_variant_and_kernel(report, variant, options.kernel, "'" + options.report_path + "'");
+    if (!json_path.empty()) check_writable(json_path);
+    report = report::select(report::load_report(options.report_path), variants, options.kernel,
+                            "'" + options.report_path + "'");
     diagnose_into(report, thresholds);
-    session.remember(report);
-    if (!run.json_path.empty()) report::save_report(run.json_path, report);
   } else {
-    if (variant.find(',') != std::string::npos)
-      throw UsageError("diagnose takes one variant or all");
+    if (!json_path.empty()) check_writable(json_path);  // before the GPU work
+    run.json_path.clear();                                // saved below, as selected
     report = execute_lab(run, session, io, argv);
-    require_variant_and_kernel(report, variant, options.kernel, "lab '" + run.lab + "'");
+    report = report::select(report, variants, options.kernel, "lab '" + run.lab + "'");
   }
+  session.remember(report);
+  if (!json_path.empty()) report::save_report(json_path, report);
+
   if (run.format == "json") {
     io.out << report::to_json(report).dump(2) << "\n";
   } else if (run.format == "csv") {
     io.out << report::findings_csv(report);
   } else {
-    io.out << report::render_diagnosis(report, variant, options.kernel, text_style(run.format, io));
+    io.out << report::render_diagnosis(report, "", "", text_style(run.format, io));
   }
   return exit_code_of(report);
 }

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "app/option_checks.hpp"
+#include "reports/atomic_file.hpp"
 #include "reports/format.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report_json.hpp"
@@ -42,9 +44,10 @@ std::string info_text(const report::DeviceInfo& d) {
 
 CLI::App* add_info(CLI::App& root, InfoOptions& options) {
   auto* cmd = root.add_subcommand("info", "Show the GPU, its measured roofs and counter access");
-  cmd->add_flag("--json", options.json, "Same as --format json");
-  cmd->add_option("--format,-f", options.format, "Output: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+  cmd->add_option("--json", options.json_path, "Also write the device as JSON to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--format,-f", options.format, "Output on stdout: text or json")
+      ->check(one_of(kInfoFormats))
       ->capture_default_str();
   cmd->add_option("--check-metrics", options.check_metrics,
                   "Check which metrics of a set (or list) this device supports");
@@ -52,6 +55,7 @@ CLI::App* add_info(CLI::App& root, InfoOptions& options) {
 }
 
 int run_info(const InfoOptions& options, Session& session, Io& io) {
+  if (!options.json_path.empty()) check_writable(options.json_path);
   const auto names = options.check_metrics.empty() ? std::vector<std::string>{}
                                                    : metrics::resolve(options.check_metrics);
   session.probe_counters();
@@ -59,9 +63,10 @@ int run_info(const InfoOptions& options, Session& session, Io& io) {
   std::optional<std::vector<std::string>> unsupported;
   if (!names.empty()) unsupported = session.unsupported_metrics(names);
 
-  if (options.json || options.format == "json") {
-    auto json = report::to_json(device);
-    if (unsupported) json["unsupported_metrics"] = *unsupported;
+  auto json = report::to_json(device);
+  if (unsupported) json["unsupported_metrics"] = *unsupported;
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, json.dump(2) + "\n");
+  if (options.format == "json") {
     io.out << json.dump(2) << "\n";
     return 0;
   }

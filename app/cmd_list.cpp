@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "app/option_checks.hpp"
 #include "labs/registry.hpp"
+#include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/render_csv.hpp"
@@ -128,18 +130,21 @@ std::string metrics_csv() {
 
 CLI::App* add_list(CLI::App& root, ListOptions& options) {
   auto* cmd = root.add_subcommand("list", "List the labs with their parameters and variants");
-  cmd->add_flag("--json", options.json, "Same as --format json");
-  cmd->add_option("--format,-f", options.format, "Output: text, json or csv")
-      ->check(CLI::IsMember({"text", "json", "csv"}))
+  cmd->add_option("--json", options.json_path, "Also write the listing as JSON to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--format,-f", options.format, "Output on stdout: text, json or csv")
+      ->check(one_of(kListFormats))
       ->capture_default_str();
   cmd->add_flag("--metrics", options.metrics, "List the metric catalogue instead of the labs");
   return cmd;
 }
 
 int run_list(const ListOptions& options, Io& io) {
-  const std::string format = options.json ? "json" : options.format;
+  const std::string& format = options.format;
+  const auto json = [&] { return (options.metrics ? metrics_json() : labs_json()).dump(2) + "\n"; };
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, json());
   if (format == "json") {
-    io.out << (options.metrics ? metrics_json() : labs_json()).dump(2) << "\n";
+    io.out << json();
   } else if (format == "csv") {
     io.out << (options.metrics ? metrics_csv() : labs_csv());
   } else {

@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "app/option_checks.hpp"
 #include "labs/registry.hpp"
 #include <algorithm>
+#include <limits>
 
 #include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
@@ -16,43 +18,37 @@
 #include "reports/render_text.hpp"
 #include "reports/table.hpp"
 #include "reports/report_json.hpp"
+#include "reports/user_input.hpp"
 
 namespace gpulab::app {
 namespace {
 
 // "NAME=VALUE" with an integer VALUE.
 std::pair<std::string, std::int64_t> parse_param(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw UsageError(fmt::format("--param '{}': expected NAME=VALUE", text));
-  const std::string name = text.substr(0, eq), value = text.substr(eq + 1);
-  std::size_t used = 0;
-  std::int64_t v = 0;
-  try {
-    v = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size())
-    throw UsageError(fmt::format("--param {}: '{}' is not an integer", name, value));
-  return {name, v};
+  const auto [name, value] = split_assignment("--param", text);
+  return {name, parse_integer("--param " + name, value)};
 }
 
 }  // namespace
 
 void add_lab_options(CLI::App* cmd, RunOptions& options) {
+  options.command = cmd;
   auto& s = options.settings;
   cmd->add_option("--variant,-v", s.variants, "Variant name, comma-separated names, or all")
       ->capture_default_str();
-  cmd->add_option("--size,-s", s.size, "Problem size (sets the lab's size parameters)");
+  cmd->add_option("--size,-s", s.size, "Problem size (sets the lab's size parameters)")
+      // Any integer: the lab's own bounds, with the parameter's name, are checked in run_lab.
+      ->check(integer_in(std::numeric_limits<std::int64_t>::min(),
+                         std::numeric_limits<std::int64_t>::max()));
   cmd->add_option("--param,-p", options.params, "Lab parameter NAME=VALUE (repeatable)")
+      ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
   cmd->add_option("--repeat,-r", s.repeat, "Timed launches per variant (default: 20, or the "
                   "lab's own: gpulab list)")
-      ->check(CLI::Range(1, 100000));
+      ->check(integer_in(1, 100000));
   cmd->add_option("--warmup", s.warmup, "Untimed launches before timing (default: 5, or the "
                   "lab's own)")
-      ->check(CLI::Range(0, 10000));
+      ->check(integer_in(0, 10000));
   cmd->add_flag("--cold", s.cold, "Flush L2 before every timed launch");
   s.metrics.clear();  // decided in execute_lab and run_lab
   cmd->add_option("--metrics,-m", s.metrics,
@@ -61,20 +57,27 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
   cmd->add_option("--replay-mode", s.replay,
                   "Counters: variant = gpulab replays the variant once per pass, kernel = CUPTI "
                   "replays each kernel, restoring memory between passes")
-      ->check(CLI::IsMember({"variant", "kernel"}))
+      ->check(one_of(kReplayModes))
       ->capture_default_str();
   cmd->add_option("--cache-control", s.cache_control,
                   "Counters: all = flush L2 before every replay pass (as ncu does), none = "
                   "leave caches as the previous pass left them (default: all; none with "
                   "--replay-mode kernel)")
-      ->check(CLI::IsMember({"all", "none"}));
-  cmd->add_option("--seed", s.seed, "Seed of the random inputs")->capture_default_str();
+      ->check(one_of(kCacheControls));
+  cmd->add_option("--seed", s.seed, "Seed of the random inputs")
+      ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()))
+      ->capture_default_str();
   cmd->add_option("--threshold,-t", options.thresholds,
-                  "Override a diagnosis threshold NAME=VALUE (repeatable)")
+                  "Override a diagnosis threshold NAME=VALUE (repeatable; gpulab diagnose "
+                  "--list-thresholds lists them with their ranges)")
+      ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
-  cmd->add_option("--json", options.json_path, "Also write the report as JSON to this file");
+  cmd->add_option("--json", options.json_path,
+                  "Also write the report as JSON to FILE (atomically; through a symbolic link "
+                  "to its target)")
+      ->type_name("FILE");
   cmd->add_option("--format,-f", options.format, "Output on stdout: text, json, markdown or csv")
-      ->check(CLI::IsMember({"text", "json", "markdown", "csv"}))
+      ->check(one_of(kReportFormats))
       ->capture_default_str();
 }
 
@@ -85,7 +88,8 @@ CLI::App* add_run(CLI::App& root, RunOptions& options) {
   cmd->add_flag("--diagnose,-d", options.diagnose, "Diagnose every kernel into the report");
   cmd->add_flag("--all,-a", options.all, "Run every lab at its default size; then a summary");
   cmd->add_option("--json-dir", options.json_dir,
-                  "With --all: write each lab's report to DIR/LAB.json");
+                  "With --all: write each lab's report to DIR/LAB.json")
+      ->type_name("DIR");
   return cmd;
 }
 
@@ -190,9 +194,9 @@ std::string all_labs_summary(const std::vector<report::Report>& reports, const r
 
 int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
   if (!options.lab.empty()) throw UsageError("give a lab or --all, not both");
-  if (options.settings.size || !options.params.empty() || options.settings.variants != "all")
-    throw UsageError("--all runs every lab at its defaults: --size, --param and --variant do not apply");
-  if (!options.json_path.empty()) throw UsageError("--all writes one report per lab: use --json-dir");
+  refuse_given(*options.command, {"--size", "--param", "--variant"}, "run --all",
+               "it runs every lab at its defaults");
+  refuse_given(*options.command, {"--json"}, "run --all", "it writes one report per lab: use --json-dir");
   if (!options.json_dir.empty()) check_writable(options.json_dir + "/probe.json");
 
   std::vector<report::Report> reports;
@@ -228,9 +232,11 @@ int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vecto
 }  // namespace
 
 int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
+  if (!options.diagnose)
+    refuse_given(*options.command, {"--threshold"}, "run", "thresholds judge a diagnosis: add --diagnose");
   if (options.all) return run_all_labs(options, session, io, argv);
   if (options.lab.empty()) throw UsageError("run needs a lab (see gpulab list) or --all");
-  if (!options.json_dir.empty()) throw UsageError("--json-dir goes with --all; use --json FILE");
+  refuse_given(*options.command, {"--json-dir"}, "run " + options.lab, "it goes with --all; use --json FILE");
   const auto report = execute_lab(options, session, io, argv);
   print_report(report, options.format, io);
   return exit_code_of(report);

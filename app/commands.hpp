@@ -16,8 +16,15 @@
 
 namespace gpulab::app {
 
+// The values of each --format, for the option's check and for completion alike.
+inline const std::vector<std::string> kListFormats = {"text", "json", "csv"};
+inline const std::vector<std::string> kInfoFormats = {"text", "json"};
+inline const std::vector<std::string> kReportFormats = {"text", "json", "markdown", "csv"};
+inline const std::vector<std::string> kReplayModes = {"variant", "kernel"};
+inline const std::vector<std::string> kCacheControls = {"all", "none"};
+
 struct ListOptions {
-  bool json = false;
+  std::string json_path;
   std::string format = "text";
   bool metrics = false;  // list the metric catalogue instead of the labs
 };
@@ -25,7 +32,7 @@ CLI::App* add_list(CLI::App& root, ListOptions& options);
 int run_list(const ListOptions& options, Io& io);
 
 struct InfoOptions {
-  bool json = false;
+  std::string json_path;
   std::string format = "text";
   std::string check_metrics;  // a metric set or list to check for support on this device
 };
@@ -33,6 +40,7 @@ CLI::App* add_info(CLI::App& root, InfoOptions& options);
 int run_info(const InfoOptions& options, Session& session, Io& io);
 
 struct RunOptions {
+  const CLI::App* command = nullptr;  // the subcommand parsed: which options were given
   std::string lab;
   RunSettings settings;
   std::vector<std::string> params;      // NAME=VALUE
@@ -59,7 +67,7 @@ report::Thresholds parse_thresholds(const std::vector<std::string>& assignments)
 void diagnose_into(report::Report& report, const report::Thresholds& thresholds);
 
 struct DiagnoseOptions {
-  RunOptions run;           // when a lab is given: run it first
+  RunOptions run;           // when a lab is given: run it first (run.command: diagnose)
   std::string report_path;  // otherwise: diagnose this saved report
   std::string kernel;
   bool list_thresholds = false;
@@ -87,6 +95,7 @@ struct CompareOptions {
   std::string format = "text";
   std::optional<double> fail_on_regression;  // percent
   std::string metrics;
+  std::string json_path;
 };
 CLI::App* add_compare(CLI::App& root, CompareOptions& options);
 int run_compare(const CompareOptions& options, Io& io);

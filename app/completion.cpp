@@ -1,12 +1,17 @@
 // Completion of command lines: one engine for the shell's tab key and for `gpulab complete`,
-// which the bash and zsh scripts in scripts/completions call. Commands and options come from
-// the CLI11 definition itself, labs and variants from the registry.
+// which the bash and zsh scripts in scripts/completions call. Commands, options and the
+// choices of an option come from the CLI11 definition itself (the choices from the very check
+// that validates them, see one_of), labs, variants and parameters from the registry,
+// thresholds and metrics from their catalogues.
 #include <algorithm>
 
 #include "app/cli.hpp"
 #include "app/command_line.hpp"
+#include "app/option_checks.hpp"
 #include "app/shell.hpp"
 #include "labs/registry.hpp"
+#include "reports/derived.hpp"
+#include "reports/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
 
 namespace gpulab::app {
@@ -45,6 +50,52 @@ std::vector<std::string> option_names(const CLI::App& sub) {
   return out;
 }
 
+// NAME= for each name: the value of a NAME=VALUE option goes on after the '='.
+std::vector<std::string> assignments(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names) out.push_back(n + "=");
+  return out;
+}
+
+// The values the option takes, from the definitions the command checks them with; nothing
+// for a number or a file name.
+std::vector<std::string> value_candidates(const std::string& command, CLI::Option& opt,
+                                          const std::vector<std::string>& words, const CLI::App& sub) {
+  if (auto choices = choices_of(opt); !choices.empty()) return choices;
+  const std::string name = opt.get_name();
+  const auto* lab = labs::find_lab(positional_lab(words, sub));
+  if (name == "--variant") {
+    std::vector<std::string> out{"all"};
+    if (lab)
+      for (const auto& v : lab->spec().variants) out.push_back(v.name);
+    return out;
+  }
+  if (name == "--param") {
+    std::vector<std::string> params;
+    if (lab)
+      for (const auto& p : lab->spec().params) params.push_back(p.name);
+    return assignments(params);
+  }
+  if (name == "--threshold") {
+    std::vector<std::string> names;
+    for (const auto& t : report::threshold_catalogue()) names.emplace_back(t.name);
+    return assignments(names);
+  }
+  if (name == "--labs") {
+    auto out = lab_names();
+    out.emplace_back("all");
+    return out;
+  }
+  if (name == "--metrics" && command == "compare") {  // metric names, not sets
+    std::vector<std::string> out;
+    for (const auto& m : metrics::catalogue()) out.emplace_back(m.short_name);
+    for (const auto& d : report::derived_catalogue()) out.emplace_back(d.name);
+    return out;
+  }
+  if (name == "--metrics" || name == "--check-metrics") return metrics::set_names();
+  return {};
+}
+
 std::vector<std::string> candidates(const std::vector<std::string>& words, bool in_shell) {
   CommandLine cli;
   if (words.empty()) {
@@ -63,27 +114,15 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, bool 
   if (in_shell && command == "help") return words.size() == 1 ? candidates({}, true) : std::vector<std::string>{};
   if (in_shell && command == "set") return words.size() == 1 ? shell_setting_names() : std::vector<std::string>{};
 
-  const CLI::App* sub = nullptr;
-  for (const auto* s : cli.app.get_subcommands([](const CLI::App*) { return true; }))
+  CLI::App* sub = nullptr;
+  for (auto* s : cli.app.get_subcommands([](CLI::App*) { return true; }))
     if (s->get_name() == command) sub = s;
   if (!sub) return {};
 
   const std::string prev = words.size() > 1 ? words.back() : "";
-  if (prev == "--variant" || prev == "-v" || prev == "--variants") {
-    std::vector<std::string> out{"all"};
-    if (const auto* lab = labs::find_lab(positional_lab(words, *sub)))
-      for (const auto& v : lab->spec().variants) out.push_back(v.name);
-    return out;
-  }
-  if (prev == "--metrics" || prev == "-m" || prev == "--check-metrics")
-    return metrics::set_names();
-  if (prev == "--format" || prev == "-f") return {"text", "json", "markdown", "csv"};
-  if (prev == "--cache-control") return {"all", "none"};
-  if (prev == "--replay-mode") return {"variant", "kernel"};
-  if (prev == "--labs") return lab_names();
   if (starts_with(prev, "-")) {
-    const auto* opt = sub->get_option_no_throw(prev);
-    if (opt && opt->get_type_size() != 0) return {};  // a value: a number or a file name
+    auto* opt = sub->get_option_no_throw(prev);
+    if (opt && opt->get_type_size() != 0) return value_candidates(command, *opt, words, *sub);
   }
   std::vector<std::string> out = option_names(*sub);
   if ((command == "run" || command == "diagnose") && positional_lab(words, *sub).empty()) {

@@ -151,12 +151,10 @@ bool check_and_time(labs::LabRun& run, report::Report& r, report::Variant& out, 
   return recorder && launched.empty() && !out.kernels.empty();
 }
 
-// Against the nearest baseline before the variant: a lab with two experiments (the spill lab's
-// local array, then its register cap) lists each baseline before its own variants.
+// Against the variant's own baseline (Report::baseline_of).
 void set_speedups(report::Report& r) {
-  const report::Variant* base = nullptr;
   for (auto& v : r.variants) {
-    if (v.role == report::Role::baseline) base = &v;
+    const report::Variant* base = r.baseline_of(v);
     if (base && base->timing.median > 0 && v.timing.median > 0)
       v.speedup = base->timing.median / v.timing.median;
   }

@@ -130,6 +130,11 @@ class Shell {
       const Setting* s = find_setting(key);
       if (std::find(s->commands.begin(), s->commands.end(), command) == s->commands.end()) continue;
       if (has_option(words, s->spellings)) continue;
+      // Offline diagnosis runs no lab, and listing thresholds takes no options: both refuse
+      // the lab-run options a default stands for.
+      if (command == "diagnose" && (has_option(words, {"--list-thresholds"}) ||
+                                    (has_option(words, {"--report"}) && key != "format" && key != "output")))
+        continue;
       if (key == "output") {
         const std::string lab = words.size() > 1 && words[1][0] != '-' ? words[1] : "report";
         words.insert(words.end(), {"--json", fmt::format("{}/{}-{}.json", value, lab, ++saved_)});

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "reports/errors.hpp"
+#include "reports/user_input.hpp"
 
 namespace gpulab::labs {
 
@@ -43,8 +44,12 @@ ParamValues resolve_params(const LabSpec& spec, std::optional<std::int64_t> size
   for (const auto& p : spec.params) {
     const auto v = values[p.name];
     if (v < p.min || v > p.max) {
-      throw UsageError(fmt::format("{} = {} is out of range for lab '{}' (allowed: {} to {})",
-                                   p.set_by_size ? "size" : p.name, v, spec.name, p.min, p.max));
+      // Name what the user typed: --param NAME=VALUE, or --size and the parameter it set.
+      if (size && p.set_by_size && !overrides.count(p.name))
+        throw UsageError(fmt::format("--size {} is out of range for lab '{}' ({}: allowed {} to {})",
+                                     v, spec.name, p.name, p.min, p.max));
+      throw UsageError(fmt::format("--param {}={} is out of range for lab '{}' (allowed: {} to {})",
+                                   p.name, v, spec.name, p.min, p.max));
     }
   }
   return values;
@@ -58,23 +63,15 @@ std::vector<const VariantSpec*> select_variants(const LabSpec& spec,
     return out;
   }
   std::set<std::string> wanted;
-  std::size_t start = 0;
-  while (start <= selection.size()) {
-    const auto comma = selection.find(',', start);
-    const auto name = selection.substr(start, comma == std::string::npos ? comma : comma - start);
-    if (!name.empty()) {
-      if (!spec.find_variant(name)) {
-        std::string known;
-        for (const auto& v : spec.variants) known += (known.empty() ? "" : ", ") + v.name;
-        throw UsageError(fmt::format("lab '{}' has no variant '{}' (variants: {}, or all)",
-                                     spec.name, name, known));
-      }
-      wanted.insert(name);
+  for (const auto& name : split_list("--variant", selection)) {
+    if (!spec.find_variant(name)) {
+      std::string known;
+      for (const auto& v : spec.variants) known += (known.empty() ? "" : ", ") + v.name;
+      throw UsageError(fmt::format("lab '{}' has no variant '{}' (variants: {}, or all)",
+                                   spec.name, name, known));
     }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+    wanted.insert(name);
   }
-  if (wanted.empty()) throw UsageError("--variant names no variant");
   for (const auto& v : spec.variants)
     if (wanted.count(v.name)) out.push_back(&v);
   return out;

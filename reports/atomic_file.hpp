@@ -7,7 +7,8 @@
 namespace gpulab {
 
 // Throws UsageError naming the path when the file could not be written; never leaves a
-// partial file behind.
+// partial file behind. A symbolic link is written through: its target gets the new content
+// and the link stays.
 void write_file_atomically(const std::string& path, const std::string& content);
 
 // Throws UsageError when `path` cannot be written later (missing or read-only folder, a

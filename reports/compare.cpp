@@ -181,11 +181,7 @@ void warn_about_differences(const Report& a, const Report& b, Comparison& c) {
     c.warnings.push_back(fmt::format("different gpulab versions ({} vs {})", a.tool.version,
                                      b.tool.version));
   }
-  if (a.lab.name != b.lab.name) {
-    c.warnings.push_back(
-        fmt::format("different labs ({} vs {}): variants are matched by name", a.lab.name,
-                    b.lab.name));
-  } else if (a.params != b.params) {
+  if (a.params != b.params) {
     std::string pa, pb;
     for (const auto& [k, v] : a.params) pa += fmt::format("{}{}={}", pa.empty() ? "" : " ", k, v);
     for (const auto& [k, v] : b.params) pb += fmt::format("{}{}={}", pb.empty() ? "" : " ", k, v);
@@ -257,6 +253,12 @@ std::vector<const VariantComparison*> Comparison::regressions(double percent) co
 
 Comparison compare_reports(const Report& a, const Report& b, const std::string& label_a,
                            const std::string& label_b, const CompareOptions& options) {
+  // Variants are matched by name, and a regression gate judges the pairs: two labs share
+  // names ("naive", "tiled") but not kernels, so pairing them would gate on nonsense.
+  if (a.lab.name != b.lab.name)
+    throw UsageError(fmt::format("'{}' is a report of lab '{}' and '{}' of lab '{}': compare "
+                                 "reports of one lab",
+                                 label_a, a.lab.name, label_b, b.lab.name));
   Comparison c;
   c.label_a = label_a;
   c.label_b = label_b;

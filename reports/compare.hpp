@@ -83,7 +83,8 @@ inline constexpr double kTimelineFractionTolerance = 0.05;
 inline constexpr double kTimelineTolerance = 0.10;
 
 // Compares A with B variant by variant (matched by lab and variant name; kernels by name and
-// launch order). Variants present on one side only are listed as added or removed.
+// launch order). Variants present on one side only are listed as added or removed. Throws
+// UsageError when A and B are reports of different labs.
 Comparison compare_reports(const Report& a, const Report& b, const std::string& label_a,
                            const std::string& label_b, const CompareOptions& options = {});
 

@@ -28,6 +28,7 @@ namespace gpulab::report {
 struct ThresholdTraits {
   const char* name;
   double default_value;
+  double min, max;  // the values that mean something (a share lies in [0, 1]); others are refused
   const char* meaning;
 };
 const std::vector<ThresholdTraits>& threshold_catalogue();
@@ -36,9 +37,10 @@ class Thresholds {
  public:
   Thresholds();  // the defaults
   double operator[](const std::string& name) const;
-  // Throws UsageError for an unknown name.
+  // Throws UsageError for an unknown name, or a value that is not finite or outside the
+  // threshold's [min, max].
   void set(const std::string& name, double value);
-  // Parses "NAME=VALUE"; throws UsageError naming the problem.
+  // Parses "NAME=VALUE" (reports/user_input.hpp); throws UsageError naming the problem.
   void set_from_text(const std::string& assignment);
   const std::map<std::string, double>& values() const { return values_; }
   // The thresholds that differ from their defaults.

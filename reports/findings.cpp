@@ -1,68 +1,73 @@
 // The finding catalogue and the threshold catalogue of the diagnosis (docs/diagnosis.md).
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
+#include "reports/user_input.hpp"
 
 namespace gpulab::report {
 namespace {
 
+// Each range holds the values that mean something: a share lies in [0, 1], a percentage of peak
+// in [0, 100], threads per instruction in [0, 32]; a ratio or count with no natural ceiling goes
+// up to 1e6, so that a high value can still turn its check off.
 const std::vector<ThresholdTraits> kThresholds = {
-    {"diagnosis.min_severity", 0.1,
+    {"diagnosis.min_severity", 0.1, 0, 1,
      "severity (the share of time a problem plausibly costs) below which a yes is reported as "
      "negligible instead of as a finding"},
-    {"memory_bound.dram_pct", 60,
+    {"memory_bound.dram_pct", 60, 0, 100,
      "DRAM throughput, % of peak, from which the kernel counts as memory-bound"},
-    {"compute_bound.sm_pct", 60,
+    {"compute_bound.sm_pct", 60, 0, 100,
      "SM throughput, % of peak, from which the kernel counts as compute-bound"},
-    {"uncoalesced.overfetch", 2,
+    {"uncoalesced.overfetch", 2, 1, 1e6,
      "bytes moved per byte requested by global loads or stores (instrumented counts), from "
      "which accesses count as uncoalesced"},
-    {"uncoalesced.sectors_per_request", 8,
+    {"uncoalesced.sectors_per_request", 8, 1, 1e6,
      "without the instrumented counts: global sectors per request from which accesses count "
      "as uncoalesced (4 is ideal for 4-byte words, 8 for 8-byte, 16 for 16-byte)"},
-    {"redundant.dram_over_model", 1.5,
+    {"redundant.dram_over_model", 1.5, 0, 1e6,
      "DRAM bytes per byte the work must move (reads beyond the load over-fetch when it is "
      "measured), from which traffic counts as redundant"},
-    {"at_roof.dram_over_model", 1.15,
+    {"at_roof.dram_over_model", 1.15, 0, 1e6,
      "most DRAM bytes per work-model byte for the bytes to count as already minimal"},
-    {"at_roof.roof_fraction", 0.7,
+    {"at_roof.roof_fraction", 0.7, 0, 1,
      "effective bandwidth over the measured copy roof from which a kernel is at the roof"},
-    {"at_roof.dram_pct", 65,
+    {"at_roof.dram_pct", 65, 0, 100,
      "DRAM throughput, % of peak, that counts as at the roof when there is no work model"},
-    {"shared_banks.excess_per_inst", 0.5,
+    {"shared_banks.excess_per_inst", 0.5, 0, 1e6,
      "shared-memory wavefronts beyond one per instruction, per instruction, from which bank "
      "conflicts count"},
-    {"local.fraction", 0.05,
+    {"local.fraction", 0.05, 0, 1e6,
      "local-memory bytes per byte of global-memory traffic from which local memory counts"},
-    {"latency.long_scoreboard_share", 0.4,
+    {"latency.long_scoreboard_share", 0.4, 0, 1,
      "share of warp cycles stalled on L1TEX (global/local) results from which the kernel is "
      "latency-bound"},
-    {"occupancy.achieved", 0.5, "achieved occupancy (fraction) at or below which it is low"},
-    {"tail.max_waves", 4, "tail effects are judged only for grids of at most this many waves"},
-    {"tail.idle_fraction", 0.25,
+    {"occupancy.achieved", 0.5, 0, 1, "achieved occupancy (fraction) at or below which it is low"},
+    {"tail.max_waves", 4, 0, 1e6, "tail effects are judged only for grids of at most this many waves"},
+    {"tail.idle_fraction", 0.25, 0, 1,
      "share of SM time the partial last wave leaves idle, from which the tail counts"},
-    {"launch.duration_s", 10e-6,
+    {"launch.duration_s", 10e-6, 0, 3600,
      "kernel duration (s) below which launch overhead is comparable to the work"},
-    {"transfers.exposed_fraction", 0.5,
+    {"transfers.exposed_fraction", 0.5, 0, 1,
      "share of a traced variant's time spent in host-device transfers that no kernel overlaps, "
      "from which transfers dominate"},
-    {"um_faults.on_demand_fraction", 0.1,
+    {"um_faults.on_demand_fraction", 0.1, 0, 1,
      "share of a traced variant's time spent migrating pages on demand (after GPU page "
      "faults), from which faults count"},
-    {"launch_gaps.idle_fraction", 0.3,
+    {"launch_gaps.idle_fraction", 0.3, 0, 1,
      "share of a traced variant's time the GPU sits idle between kernels shorter than "
      "launch.duration_s, from which launch overhead counts"},
-    {"divergence.threads_per_inst", 24,
+    {"divergence.threads_per_inst", 24, 0, 32,
      "active threads per warp instruction below which divergence counts (32 = none)"},
-    {"atomics.per_load_request", 0.5,
+    {"atomics.per_load_request", 0.5, 0, 1e6,
      "global atomic requests per global load request from which atomics contend"},
-    {"mio.throttle_share", 0.5,
+    {"mio.throttle_share", 0.5, 0, 1,
      "share of warp cycles stalled on a full MIO queue (shared memory, constant cache, special "
      "functions) from which it dominates"},
-    {"sync.barrier_share", 0.3,
+    {"sync.barrier_share", 0.3, 0, 1,
      "share of warp cycles stalled at barriers from which synchronization counts"},
 };
 
@@ -198,24 +203,19 @@ void Thresholds::set(const std::string& name, double value) {
     throw UsageError(
         fmt::format("unknown threshold '{}' (gpulab diagnose --list-thresholds lists them)", name));
   }
+  const auto& traits = *std::find_if(kThresholds.begin(), kThresholds.end(),
+                                     [&](const ThresholdTraits& t) { return name == t.name; });
+  // A NaN compares false with everything: an unchecked one would turn every test it takes part
+  // in into "no" and pass every gate.
+  if (!std::isfinite(value) || value < traits.min || value > traits.max)
+    throw UsageError(fmt::format("--threshold {}: {} is out of range (allowed: {} to {})", name,
+                                 value, traits.min, traits.max));
   it->second = value;
 }
 
 void Thresholds::set_from_text(const std::string& assignment) {
-  const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size())
-    throw UsageError(fmt::format("--threshold '{}': expected NAME=VALUE", assignment));
-  const std::string name = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size())
-    throw UsageError(fmt::format("--threshold {}: '{}' is not a number", name, text));
-  set(name, value);
+  const auto [name, text] = split_assignment("--threshold", assignment);
+  set(name, parse_number("--threshold " + name, text));
 }
 
 }  // namespace gpulab::report

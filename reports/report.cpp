@@ -16,6 +16,15 @@ const Variant* Report::baseline() const {
   return it == variants.end() ? nullptr : &*it;
 }
 
+const Variant* Report::baseline_of(const Variant& v) const {
+  const Variant* base = nullptr;
+  for (const auto& candidate : variants) {
+    if (candidate.role == Role::baseline) base = &candidate;
+    if (&candidate == &v) return base;
+  }
+  return nullptr;
+}
+
 namespace {
 template <typename Enum, std::size_t N>
 std::optional<Enum> lookup(const char* const (&names)[N], const std::string& s) {

@@ -20,7 +20,7 @@ started=$(ms)
 declare -A extra=([cuda-graphs]="--param steps=16")
 
 build_gpulab
-labs=$($bin list --json | python3 -c 'import json,sys; print(" ".join(l["name"] for l in json.load(sys.stdin)))')
+labs=$($bin list --format json | python3 -c 'import json,sys; print(" ".join(l["name"] for l in json.load(sys.stdin)))')
 [ -n "$only" ] && labs=${only//,/ }
 
 for lab in $labs; do

@@ -1,8 +1,10 @@
 // The command line, in process (dispatch) and as the real binary: parsing, help, exit codes,
 // and one-line errors for bad input. None of this needs a GPU.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -58,7 +60,7 @@ TEST(Cli, ListText) {
 }
 
 TEST(Cli, ListJsonIsValidAndComplete) {
-  const auto r = run_cli({"list", "--json"});
+  const auto r = run_cli({"list", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto labs = nlohmann::json::parse(r.out);
   ASSERT_TRUE(labs.is_array());
@@ -75,7 +77,7 @@ TEST(Cli, ListMetrics) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("dram__bytes_read.sum"), std::string::npos);
   EXPECT_NE(r.out.find("shld_wavefronts_per_inst"), std::string::npos);
-  r = run_cli({"list", "--metrics", "--json"});
+  r = run_cli({"list", "--metrics", "--format", "json"});
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(nlohmann::json::parse(r.out).at("metrics").empty());
 }
@@ -113,6 +115,116 @@ TEST(Cli, RunWithoutGpuExits3WithOneLine) {
     EXPECT_NE(r.err.find("no usable GPU"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+const std::string kLabFixture = std::string(GPULAB_FIXTURES_DIR) + "/labs/transpose.json";
+
+std::vector<std::string> variant_names(const nlohmann::json& report) {
+  std::vector<std::string> names;
+  for (const auto& v : report.at("variants")) names.push_back(v.at("name"));
+  return names;
+}
+
+TEST(Cli, DiagnoseHonoursTheSelectionInEveryFormat) {
+  const std::vector<std::string> base{"diagnose", "--report", kLabFixture};
+  auto with = [&](std::vector<std::string> more) {
+    auto args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    return run_cli(args);
+  };
+  auto r = with({"--variant", "tiled", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(variant_names(nlohmann::json::parse(r.out)), (std::vector<std::string>{"tiled"}));
+  r = with({"--variant", "tiled,padded", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(variant_names(nlohmann::json::parse(r.out)), (std::vector<std::string>{"tiled", "padded"}));
+  r = with({"--kernel", "transpose_padded", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(variant_names(nlohmann::json::parse(r.out)), (std::vector<std::string>{"padded"}));
+  r = with({"--variant", "tiled", "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("naive"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tiled"), std::string::npos) << r.out;
+  r = with({"--variant", "tiled,padded"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("transpose/padded"), std::string::npos);
+  EXPECT_EQ(r.out.find("transpose/naive"), std::string::npos);
+}
+
+TEST(Cli, HelpCommandIsHelp) {
+  const auto help = run_cli({"help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_EQ(help.out, run_cli({"--help"}).out);
+  const auto run_help = run_cli({"help", "run"});
+  EXPECT_EQ(run_help.code, 0);
+  EXPECT_EQ(run_help.out, run_cli({"run", "--help"}).out);
+  expect_usage_error({"help", "nosuch"}, "unknown command 'nosuch'");
+}
+
+TEST(Cli, AValueNeverSwallowsAnOption) {
+  expect_usage_error({"diagnose", "--report", kLabFixture, "--json", "--format", "json"},
+                     "'--format' is an option");
+  // --opt=VALUE and negative numbers are values.
+  auto r = run_cli({"diagnose", "--report", kLabFixture, "--variant=tiled", "--format=json"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  expect_usage_error({"run", "transpose", "--warmup", "-3"}, "-3 is out of range");
+}
+
+// A folder of its own for a test's files, removed afterwards.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/gpulab-cli-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Cli, JsonFileIsOneGrammarOnEveryCommand) {
+  TempDir dir;
+  const auto r = run_cli({"list", "--json", dir.path + "/labs.json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(slurp(dir.path + "/labs.json")).is_array());
+  EXPECT_NE(r.out.find("transpose"), std::string::npos) << "text on stdout, as run --json does";
+  const auto c = run_cli({"compare", kLabFixture, "--variants", "naive,padded", "--json",
+                          dir.path + "/c.json"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_TRUE(nlohmann::json::accept(slurp(dir.path + "/c.json")));
+}
+
+TEST(Cli, JsonWritesThroughASymbolicLink) {
+  TempDir dir;
+  const std::string target = dir.path + "/target.json", link = dir.path + "/link.json";
+  ASSERT_EQ(::symlink("target.json", link.c_str()), 0);  // relative, and dangling at first
+  auto r = run_cli({"diagnose", "--report", kLabFixture, "--variant", "tiled", "--json", link});
+  ASSERT_EQ(r.code, 0) << r.err;
+  char buf[256] = {};
+  ASSERT_GT(::readlink(link.c_str(), buf, sizeof buf - 1), 0) << "the link is still a link";
+  EXPECT_EQ(std::string(buf), "target.json");
+  EXPECT_EQ(variant_names(nlohmann::json::parse(slurp(target))), (std::vector<std::string>{"tiled"}));
+}
+
+TEST(Cli, CompareGatesFailClosed) {
+  const std::string h200 = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
+  // tiled → naive: B is slower, a regression at any limit.
+  auto r = run_cli({"compare", h200, "--variants", "tiled,naive", "--fail-on-regression", "0"});
+  EXPECT_EQ(r.code, 5) << r.err;
+  expect_usage_error({"compare", h200, "--variants", "tiled,naive", "--fail-on-regression", "nan"},
+                     "not a finite number");
+  expect_usage_error({"compare", h200, std::string(GPULAB_FIXTURES_DIR) + "/labs/matmul.json"},
+                     "compare reports of one lab");
+}
+
+TEST(Cli, SelftestWithAnEmptyLabListFails) {
+  expect_usage_error({"selftest", "--labs", ""}, "empty");
+  expect_usage_error({"selftest", "--labs", ","}, "empty name");
 }
 
 // The real executable: main's plumbing and exit codes.

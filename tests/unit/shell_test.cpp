@@ -146,7 +146,7 @@ TEST(Colors, OnlyOnATerminalAndNeverWithNoColor) {
 
 TEST(JsonOutput, EveryCommandPrintsOnlyJson) {
   for (const std::string& args :
-       {std::string("list --format json"), std::string("list --metrics --json"),
+       {std::string("list --format json"), std::string("list --metrics --format json"),
         "diagnose --report " + kFixture + " --format json",
         "compare " + kFixture + " " + kFixture4096 + " --format json",
         "compare " + kFixture + " --variants naive,padded --format json"}) {

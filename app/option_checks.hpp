@@ -1,0 +1,41 @@
+// The checks every option value passes before a command sees it, built on the readers of
+// reports/user_input.hpp so that the command line and the commands agree on what a value is.
+//
+// The grammar of the whole command line (README "Usage"): an option that takes a value takes
+// the next word, or the text after '=' (`--json=out.json`). A value is never empty, and never
+// looks like an option: a word that starts with '-' and is not a number is an option, so
+// `--json --cold` is refused instead of writing a file named "--cold" (name such a file
+// `./-file`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace gpulab::app {
+
+// One of `choices`. Completion offers the same choices (choices_of), so it never offers a
+// value the option refuses.
+CLI::Validator one_of(const std::vector<std::string>& choices);
+
+// The choices of an option checked with one_of; empty for other options.
+std::vector<std::string> choices_of(CLI::Option& option);
+
+// A whole integer in [min, max].
+CLI::Validator integer_in(std::int64_t min, std::int64_t max);
+
+// A finite number in [min, max].
+CLI::Validator number_in(double min, double max);
+
+// Puts the value grammar above on every option of `app` and its subcommands that takes a
+// value.
+void apply_value_grammar(CLI::App& app);
+
+// Throws UsageError for the first of `options` (long names, e.g. "--size") given on `cmd`:
+// "<context>: --size does not apply (<why>)".
+void refuse_given(const CLI::App& cmd, const std::vector<std::string>& options,
+                  const std::string& context, const std::string& why);
+
+}  // namespace gpulab::app

@@ -1,0 +1,69 @@
+#include "reports/user_input.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "reports/errors.hpp"
+
+namespace gpulab {
+namespace {
+
+// "--repeat: " before a message, or nothing where the caller (a CLI11 validator) names the
+// option itself.
+std::string lead(const std::string& what) { return what.empty() ? "" : what + ": "; }
+
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& what, const std::string& text) {
+  if (text.empty()) throw UsageError(fmt::format("{}the list is empty", lead(what)));
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    items.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (items.back().empty())
+      throw UsageError(fmt::format("{}'{}' has an empty name in the list", lead(what), text));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
+Assignment split_assignment(const std::string& what, const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw UsageError(fmt::format("{}'{}' is not NAME=VALUE", lead(what), text));
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+// strtoll and strtod skip leading white space; a value typed with a space in front is refused
+// rather than read past, so that what is read is the whole text.
+std::int64_t parse_integer(const std::string& what, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = text.empty() || std::isspace(static_cast<unsigned char>(text[0]))
+                          ? 0
+                          : std::strtoll(text.c_str(), &end, 10);
+  if (end == nullptr || end == text.c_str() || *end != '\0')
+    throw UsageError(fmt::format("{}'{}' is not an integer", lead(what), text));
+  if (errno == ERANGE)
+    throw UsageError(fmt::format("{}'{}' is beyond the 64-bit integer range", lead(what), text));
+  return v;
+}
+
+double parse_number(const std::string& what, const std::string& text) {
+  char* end = nullptr;
+  const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0]))
+                       ? 0
+                       : std::strtod(text.c_str(), &end);
+  if (end == nullptr || end == text.c_str() || *end != '\0')
+    throw UsageError(fmt::format("{}'{}' is not a number", lead(what), text));
+  if (!std::isfinite(v))
+    throw UsageError(fmt::format("{}'{}' is not a finite number", lead(what), text));
+  return v;
+}
+
+}  // namespace gpulab

@@ -1,0 +1,32 @@
+// The values users type on the command line, read one way everywhere: comma-separated lists,
+// NAME=VALUE assignments, integers and finite numbers. Every function throws UsageError with
+// a one-line message that starts with `what` (the option, e.g. "--variant: "; nothing when
+// `what` is empty) and quotes the text as typed, so that an error never shows a value other
+// than the one given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpulab {
+
+// "a,b,c" → {"a", "b", "c"}. An empty text, or an empty item ("a,,b", "a,"), is an error:
+// a list that names nothing selects nothing, and must not pass for "everything".
+std::vector<std::string> split_list(const std::string& what, const std::string& text);
+
+struct Assignment {
+  std::string name;
+  std::string value;
+};
+
+// "NAME=VALUE", both sides non-empty.
+Assignment split_assignment(const std::string& what, const std::string& text);
+
+// A whole decimal integer within the 64-bit range ("1e3", "12abc" and "" are not integers).
+std::int64_t parse_integer(const std::string& what, const std::string& text);
+
+// A whole decimal number that is finite ("nan", "inf" and "1x" are refused).
+double parse_number(const std::string& what, const std::string& text);
+
+}  // namespace gpulab

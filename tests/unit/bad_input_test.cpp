@@ -1,0 +1,235 @@
+// Bad input, command by command, through the real binary: every case must exit with the
+// documented code (README "Exit codes"), say what is wrong in exactly one line on stderr
+// ("gpulab: error: ..." naming the problem), print nothing on stdout, and leave no file behind.
+// Each case runs in an empty folder of its own, so any file it writes (a report, a temporary
+// file, one named after a swallowed option) is found.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+const std::string kFixtures = GPULAB_FIXTURES_DIR;
+const std::string kTranspose = kFixtures + "/labs/transpose.json";
+const std::string kMatmul = kFixtures + "/labs/matmul.json";
+const std::string kNotAReport = kFixtures + "/README.md";
+
+struct Case {
+  std::vector<std::string> args;
+  int code;              // the exit code
+  std::string fragment;  // what the one line on stderr must contain
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) {
+  os << "gpulab";
+  for (const auto& a : c.args) os << " '" << a << "'";
+  return os;
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string drain(int fd) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return text;
+}
+
+// Runs the binary with `args` exactly as given (no shell: empty words stay words) in `dir`.
+Outcome run_gpulab(const std::vector<std::string>& args, const std::string& dir) {
+  int out[2], err[2];
+  if (::pipe(out) != 0 || ::pipe(err) != 0) return {};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(err[1], STDERR_FILENO);
+    ::close(out[0]), ::close(err[0]), ::close(out[1]), ::close(err[1]);
+    const int null = ::open("/dev/null", O_RDONLY);
+    ::dup2(null, STDIN_FILENO);
+    if (::chdir(dir.c_str()) != 0) ::_exit(127);
+    std::vector<char*> argv{const_cast<char*>(GPULAB_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(GPULAB_BINARY, argv.data());
+    ::_exit(127);
+  }
+  ::close(out[1]), ::close(err[1]);
+  Outcome o;
+  o.err = drain(err[0]);  // small outputs: reading one pipe after the other cannot block
+  o.out = drain(out[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d))
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") names.emplace_back(e->d_name);
+    ::closedir(d);
+  }
+  return names;
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      // list
+      {{"list", "--format", "markdown"}, 2, "'markdown' is not one of {text,json,csv}"},
+      {{"list", "--format"}, 2, "--format"},
+      {{"list", "--json"}, 2, "--json"},
+      {{"list", "--json", "--metrics"}, 2, "'--metrics' is an option, not a value"},
+      {{"list", "--json", ""}, 2, "--json: the value is empty"},
+      {{"list", "--json", "/nonexistent-folder/labs.json"}, 2, "cannot write"},
+      {{"list", "extra"}, 2, "extra"},
+      // info
+      {{"info", "--format", "csv"}, 2, "'csv' is not one of {text,json}"},
+      {{"info", "--json", "--format", "json"}, 2, "'--format' is an option"},
+      {{"info", "--json", ""}, 2, "the value is empty"},
+      {{"info", "--check-metrics", ""}, 2, "the value is empty"},
+      // run: the lab, its variants and parameters
+      {{"run"}, 2, "run needs a lab"},
+      {{"run", "nosuchlab"}, 2, "unknown lab 'nosuchlab'"},
+      {{"run", "transpose", "--variant", "bogus"}, 2, "no variant 'bogus'"},
+      {{"run", "transpose", "--variant", ""}, 2, "--variant: the value is empty"},
+      {{"run", "transpose", "--variant", "tiled,,padded"}, 2, "an empty name in the list"},
+      {{"run", "transpose", "--variant", "tiled,"}, 2, "an empty name in the list"},
+      {{"run", "transpose", "--size", "0"}, 2, "--size 0 is out of range for lab 'transpose' (rows: allowed 1 to 32768)"},
+      {{"run", "transpose", "--size", "-5"}, 2, "out of range"},
+      {{"run", "transpose", "--size", "abc"}, 2, "'abc' is not an integer"},
+      {{"run", "transpose", "--size", "1e3"}, 2, "'1e3' is not an integer"},
+      {{"run", "transpose", "--size", "99999999999999999999"}, 2,
+       "'99999999999999999999' is beyond the 64-bit integer range"},
+      {{"run", "transpose", "--param", "cols"}, 2, "'cols' is not NAME=VALUE"},
+      {{"run", "transpose", "--param", "=5"}, 2, "is not NAME=VALUE"},
+      {{"run", "transpose", "--param", "cols=x"}, 2, "--param cols: 'x' is not an integer"},
+      {{"run", "transpose", "--param", "cols=99999"}, 2, "--param cols=99999 is out of range for lab 'transpose' (allowed: "},
+      {{"run", "transpose", "--param", "cols=99999999999999999999"}, 2, "'99999999999999999999' is beyond"},
+      {{"run", "transpose", "--param", "depth=3"}, 2, "no parameter 'depth'"},
+      {{"run", "transpose", "--size", "100000"}, 2, "--size 100000 is out of range for lab 'transpose'"},
+      // run: measurement options
+      {{"run", "transpose", "--repeat", "0"}, 2, "--repeat: 0 is out of range (allowed: 1 to 100000)"},
+      {{"run", "transpose", "--repeat", "1e3"}, 2, "--repeat: '1e3' is not an integer"},
+      {{"run", "transpose", "--repeat", "abc"}, 2, "--repeat: 'abc' is not an integer"},
+      {{"run", "transpose", "--warmup", "-1"}, 2, "--warmup: -1 is out of range"},
+      {{"run", "transpose", "--seed", "x"}, 2, "--seed: 'x' is not an integer"},
+      {{"run", "transpose", "--format", "xml"}, 2, "'xml' is not one of"},
+      {{"run", "transpose", "--metrics", "nonsense"}, 2, "unknown metric 'nonsense'"},
+      {{"run", "transpose", "--metrics", ""}, 2, "--metrics: the value is empty"},
+      {{"run", "transpose", "--replay-mode", "fast"}, 2, "'fast' is not one of {variant,kernel}"},
+      {{"run", "transpose", "--cache-control", "some"}, 2, "'some' is not one of {all,none}"},
+      {{"run", "transpose", "--replay-mode", "kernel", "--cache-control", "all"}, 2,
+       "--cache-control all needs --replay-mode variant"},
+      // run: outputs and options that do not apply
+      {{"run", "transpose", "--json", "--all"}, 2, "'--all' is an option, not a value"},
+      {{"run", "transpose", "--json", "--cold"}, 2, "'--cold' is an option"},
+      {{"run", "transpose", "--json", ""}, 2, "--json: the value is empty"},
+      {{"run", "transpose", "--json", "/nonexistent-folder/r.json"}, 2, "cannot write"},
+      {{"run", "transpose", "--json-dir", "out"}, 2, "--json-dir does not apply"},
+      {{"run", "transpose", "--threshold", "occupancy.achieved=0.4"}, 2,
+       "--threshold does not apply (thresholds judge a diagnosis: add --diagnose)"},
+      {{"run", "transpose", "-d", "--threshold", "occupancy.achieved=nan"}, 2,
+       "'nan' is not a finite number"},
+      {{"run", "transpose", "-d", "--threshold", "occupancy.achieved=2"}, 2,
+       "--threshold occupancy.achieved: 2 is out of range (allowed: 0 to 1)"},
+      {{"run", "transpose", "-d", "--threshold", "nosuch=1"}, 2, "unknown threshold 'nosuch'"},
+      {{"run", "--all", "--size", "1024"}, 2, "run --all: --size does not apply"},
+      {{"run", "--all", "--variant", "tiled"}, 2, "run --all: --variant does not apply"},
+      {{"run", "--all", "--json", "all.json"}, 2, "run --all: --json does not apply"},
+      {{"run", "transpose", "--all"}, 2, "give a lab or --all, not both"},
+      // diagnose
+      {{"diagnose"}, 2, "diagnose needs a lab to run or --report FILE"},
+      {{"diagnose", "transpose", "--report", kTranspose}, 2, "one of the two"},
+      {{"diagnose", "--report", kTranspose, "--size", "4096", "--cold"}, 2,
+       "diagnose --report: --size does not apply"},
+      {{"diagnose", "--report", kTranspose, "--cold"}, 2, "--cold does not apply"},
+      {{"diagnose", "--report", kTranspose, "--metrics", "full"}, 2, "--metrics does not apply"},
+      {{"diagnose", "--report", kTranspose, "--json", "--cold"}, 2, "'--cold' is an option"},
+      {{"diagnose", "--report", kTranspose, "--json", ""}, 2, "the value is empty"},
+      {{"diagnose", "--report", kTranspose, "--variant", "bogus"}, 2, "has no variant 'bogus'"},
+      {{"diagnose", "--report", kTranspose, "--variant", "tiled,bogus"}, 2, "has no variant 'bogus'"},
+      {{"diagnose", "--report", kTranspose, "--kernel", "nosuch"}, 2, "has no kernel 'nosuch'"},
+      {{"diagnose", "--report", kTranspose, "--variant", "tiled", "--kernel", "transpose_naive"}, 2,
+       "variant 'tiled' has no kernel 'transpose_naive'"},
+      {{"diagnose", "--report", kTranspose, "--threshold", "at_roof.roof_fraction=-0.1"}, 2,
+       "-0.1 is out of range (allowed: 0 to 1)"},
+      {{"diagnose", "--report", kTranspose, "--threshold", "local.fraction=inf"}, 2,
+       "'inf' is not a finite number"},
+      {{"diagnose", "--report", kTranspose, "--format", "html"}, 2, "'html' is not one of"},
+      {{"diagnose", "--report", "/nonexistent-folder/r.json"}, 2, "cannot read"},
+      {{"diagnose", "--report", kNotAReport}, 2, "README.md"},
+      {{"diagnose", "--list-thresholds", "--report", kTranspose}, 2,
+       "diagnose --list-thresholds: --report does not apply"},
+      // compare
+      {{"compare"}, 2, "reports"},
+      {{"compare", kTranspose}, 2, "compare needs two or more reports"},
+      {{"compare", kTranspose, kMatmul}, 2, "of lab 'transpose' and"},
+      {{"compare", kTranspose, "--variants", "tiled"}, 2, "expected two names, A,B"},
+      {{"compare", kTranspose, "--variants", "tiled,"}, 2, "an empty name in the list"},
+      {{"compare", kTranspose, "--variants", "tiled,bogus"}, 2, "has no variant 'bogus'"},
+      {{"compare", kTranspose, kTranspose, "--variants", "tiled,naive"}, 2, "give one file"},
+      {{"compare", kTranspose, "--variants", "tiled,naive", "--fail-on-regression", "nan"}, 2,
+       "--fail-on-regression: 'nan' is not a finite number"},
+      {{"compare", kTranspose, "--variants", "tiled,naive", "--fail-on-regression", "-1"}, 2,
+       "-1 is out of range"},
+      {{"compare", kTranspose, "--variants", "tiled,naive", "--fail-on-regression", "abc"}, 2,
+       "'abc' is not a number"},
+      {{"compare", kTranspose, kTranspose, "--metrics", "bogus"}, 2, "unknown metric 'bogus'"},
+      {{"compare", kTranspose, kTranspose, "--json", "--format"}, 2, "'--format' is an option"},
+      {{"compare", kTranspose, kTranspose, "--format", "pdf"}, 2, "'pdf' is not one of"},
+      {{"compare", kTranspose, kNotAReport}, 2, "README.md"},
+      // selftest
+      {{"selftest", "--labs", ""}, 2, "--labs: the value is empty"},
+      {{"selftest", "--labs", "transpose,"}, 2, "an empty name in the list"},
+      {{"selftest", "--labs", "nosuch"}, 2, "unknown lab 'nosuch'"},
+      {{"selftest", "--repeat", "0"}, 2, "--repeat: 0 is out of range (allowed: 1 to 1000)"},
+      {{"selftest", "--repeat", "1e3"}, 2, "'1e3' is not an integer"},
+      // help, commands
+      {{"help", "nosuch"}, 2, "help: unknown command 'nosuch'"},
+      {{"help", "run", "list"}, 2, "help takes at most one command"},
+      {{"frobnicate"}, 2, "frobnicate"},
+      {{"--frobnicate"}, 2, "--frobnicate"},
+      {{"shell", "extra"}, 2, "extra"},
+  };
+  return all;
+}
+
+class BadInput : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BadInput, OneLineDocumentedCodeNoFileLeft) {
+  const Case& c = GetParam();
+  char tmpl[] = "/tmp/gpulab-bad-input-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+
+  const Outcome o = run_gpulab(c.args, dir);
+  EXPECT_EQ(o.code, c.code) << c << "\n" << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << c << ": one line\n" << o.err;
+  EXPECT_EQ(o.err.rfind("gpulab: error: ", 0), 0u) << c << "\n" << o.err;
+  EXPECT_NE(o.err.find(c.fragment), std::string::npos) << c << "\nwants: " << c.fragment << "\n" << o.err;
+  EXPECT_EQ(o.out, "") << c;
+  const auto left = entries(dir);
+  EXPECT_TRUE(left.empty()) << c << " left " << left.front();
+
+  for (const auto& name : left) ::unlink((dir + "/" + name).c_str());
+  ::rmdir(dir.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCommand, BadInput, ::testing::ValuesIn(cases()));
+
+TEST(BadInput, AtLeastFiftyCases) { EXPECT_GE(cases().size(), 50u); }
+
+}  // namespace
