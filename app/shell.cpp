@@ -151,6 +151,12 @@ class Shell {
     bool leave = false;
   };
 
+  // A session default: its value and the setting's commands that accept it.
+  struct Applied {
+    std::string value;
+    std::vector<std::string> commands;
+  };
+
   static std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r");
     if (b == std::string::npos) return "";
@@ -206,11 +212,13 @@ class Shell {
     if (words.size() > 2) throw UsageError("help takes one command name");
     if (words.size() == 2) {
       const std::string& name = words[1];
-      for (const auto& b : builtins())
-        if (name == b.name) io_.out << fmt::format("{:<17} {}\n", b.usage, b.help);
-      if (std::any_of(builtins().begin(), builtins().end(),
-                      [&](const Builtin& b) { return name == b.name; }))
-        return;
+      bool builtin = false;
+      for (const auto& b : builtins()) {
+        if (name != b.name) continue;
+        io_.out << fmt::format("{:<17} {}\n", b.usage, b.help);
+        builtin = true;
+      }
+      if (builtin) return;
       if (!is_command(name) || name == "shell")
         throw UsageError(fmt::format("help: unknown command '{}' (`help` lists them)", name));
       dispatch({name, "--help"}, session_, io_);
@@ -296,11 +304,6 @@ class Shell {
     for (std::size_t i = 0; i < history_.size(); ++i)
       io_.out << fmt::format("{:>4}  {}\n", i + 1, history_[i]);
   }
-
-  struct Applied {
-    std::string value;
-    std::vector<std::string> commands;  // the setting's commands that accept the value
-  };
 
   Session& session_;
   Io& io_;
