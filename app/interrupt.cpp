@@ -30,9 +30,13 @@ InterruptScope::~InterruptScope() {
   g_interrupted = false;
 }
 
-bool take_interrupt() { return g_interrupted.exchange(false); }
+bool take_interrupt() {
+  return g_interrupted.exchange(false);
+}
 
-bool interrupt_pending() { return g_interrupted.load(); }
+bool interrupt_pending() {
+  return g_interrupted.load();
+}
 
 void stop_if_interrupted() {
   if (take_interrupt()) throw Interrupted();

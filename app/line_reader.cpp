@@ -145,7 +145,7 @@ bool has_line_editing() {
 #endif
 }
 
-std::unique_ptr<LineReader> make_line_reader(std::istream& in, bool interactive,
+std::unique_ptr<LineReader> make_line_reader(std::istream& in, [[maybe_unused]] bool interactive,
                                              [[maybe_unused]] const std::string& history_file) {
 #ifdef GPULAB_HAVE_LIBEDIT
   if (interactive) return std::make_unique<EditlineReader>(history_file);

@@ -36,7 +36,9 @@ const std::vector<Setting>& settings() {
       {"size", {"--size", "-s"}, {"run", "diagnose"}, "problem size of run and diagnose"},
       {"repeat", {"--repeat", "-r"}, {"run", "diagnose"}, "timed launches per variant"},
       {"metrics", {"--metrics", "-m"}, {"run", "diagnose"}, "metric set or list"},
-      {"format", {"--format", "-f"}, {"run", "diagnose", "compare", "list", "info"},
+      {"format",
+       {"--format", "-f"},
+       {"run", "diagnose", "compare", "list", "info"},
        "output format, on the commands that have it (text, json, markdown, csv)"},
       {"output", {"--json"}, {"run", "diagnose"}, "folder where every report is also saved"},
   };
@@ -175,8 +177,7 @@ class Shell {
       if (command == "history") return history(), Outcome{};
       if (command == "shell") throw UsageError("already in the shell");
       const int status = dispatch(with_defaults(words), session_, io_);
-      if (session_.broken())
-        io_.err << "gpulab: " << *session_.broken() << " (type quit)\n";
+      if (session_.broken()) io_.err << "gpulab: " << *session_.broken() << " (type quit)\n";
       return {status, false};
     } catch (const Error& e) {
       io_.err << "gpulab: error: " << report::terminal_safe(e.what()) << "\n";
@@ -194,11 +195,13 @@ class Shell {
       if (has_option(words, s->spellings)) continue;
       if (key == "output") {
         if (all_labs) {  // one report per lab, into the folder
-          if (!has_option(words, {"--json-dir"})) words.insert(words.end(), {"--json-dir", applied.value});
+          if (!has_option(words, {"--json-dir"}))
+            words.insert(words.end(), {"--json-dir", applied.value});
           continue;
         }
         const std::string lab = words.size() > 1 && words[1][0] != '-' ? words[1] : "report";
-        words.insert(words.end(), {"--json", fmt::format("{}/{}-{}.json", applied.value, lab, ++saved_)});
+        words.insert(words.end(),
+                     {"--json", fmt::format("{}/{}-{}.json", applied.value, lab, ++saved_)});
       } else if (key == "size" && all_labs) {
         continue;  // --all runs every lab at its own size
       } else {
@@ -275,8 +278,10 @@ class Shell {
     std::optional<std::string> why;
     for (const auto& c : s.commands) {
       auto rejected = rejection(c, s.spellings.front(), value);
-      if (!rejected) commands.push_back(c);
-      else if (!why) why = std::move(rejected);
+      if (!rejected)
+        commands.push_back(c);
+      else if (!why)
+        why = std::move(rejected);
     }
     if (commands.empty()) throw UsageError(fmt::format("set {} {}: {}", s.key, value, *why));
     return commands;

@@ -14,10 +14,14 @@ std::size_t decode(std::string_view text, std::size_t i, char32_t& code_point) {
   const unsigned char lead = byte(i);
   std::size_t length = 0;
   char32_t min = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2, min = 0x80, code_point = lead & 0x1F;
-  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, min = 0x800, code_point = lead & 0x0F;
-  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, min = 0x10000, code_point = lead & 0x07;
-  else return 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    length = 2, min = 0x80, code_point = lead & 0x1F;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    length = 3, min = 0x800, code_point = lead & 0x0F;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    length = 4, min = 0x10000, code_point = lead & 0x07;
+  else
+    return 0;
   if (i + length > text.size()) return 0;
   for (std::size_t k = 1; k < length; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
@@ -46,8 +50,10 @@ std::string terminal_safe(std::string_view text) {
       out += static_cast<char>(c);
       ++i;
     } else if (char32_t cp = 0; const std::size_t n = decode(text, i, cp)) {
-      if (is_control(cp)) out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(cp));
-      else out.append(text.substr(i, n));
+      if (is_control(cp))
+        out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(cp));
+      else
+        out.append(text.substr(i, n));
       i += n;
     } else {
       out += fmt::format("\\x{:02x}", c);
@@ -61,14 +67,28 @@ std::string markdown_safe(std::string_view text) {
   std::string out;
   for (const char c : terminal_safe(text)) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '\\': case '`': case '*': case '_': case '~': case '[': case ']': case '#':
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '~':
+      case '[':
+      case ']':
+      case '#':
         out += '\\';
         out += c;
         break;
-      default: out += c;
+      default:
+        out += c;
     }
   }
   return out;

@@ -99,7 +99,8 @@ std::string render_comparison(const Comparison& c, const Style& style) {
   const bool markdown = style.table == TableStyle::markdown;
   std::string out = fmt::format("A: {}{}\nB: {}\n", shown(c.label_a, style), markdown ? "  " : "",
                                 shown(c.label_b, style));
-  for (const auto& w : c.warnings) out += (markdown ? "> warning: " : "warning: ") + shown(w, style) + "\n";
+  for (const auto& w : c.warnings)
+    out += (markdown ? "> warning: " : "warning: ") + shown(w, style) + "\n";
   out += "\n";
 
   TextTable times({"variant", "A median", "B median", "change", "noise", "verdict"});
@@ -132,11 +133,10 @@ std::string render_comparison(const Comparison& c, const Style& style) {
     const bool any_findings = !v.findings_resolved.empty() || !v.findings_introduced.empty() ||
                               !v.findings_unchanged.empty();
     if (any_findings) {
-      out += fmt::format("{}findings of {}: resolved {}; introduced {}; unchanged {}\n",
-                         markdown ? "\n" : "", variant_name(v, style),
-                         list_or_none(v.findings_resolved, style),
-                         list_or_none(v.findings_introduced, style),
-                         list_or_none(v.findings_unchanged, style));
+      out += fmt::format(
+          "{}findings of {}: resolved {}; introduced {}; unchanged {}\n", markdown ? "\n" : "",
+          variant_name(v, style), list_or_none(v.findings_resolved, style),
+          list_or_none(v.findings_introduced, style), list_or_none(v.findings_unchanged, style));
     }
   }
   return out;

@@ -32,7 +32,8 @@ std::string evidence_text(const std::vector<Evidence>& evidence, const Style& st
 
 std::string answer_text(const PathStep& s, const Style& style) {
   const std::string answer = shown(s.answer, style);
-  return s.finding.empty() ? answer : paint(answer + ": " + shown(s.finding, style), Tone::warn, style);
+  return s.finding.empty() ? answer
+                           : paint(answer + ": " + shown(s.finding, style), Tone::warn, style);
 }
 
 std::string path_text(const Diagnosis& d, const Style& style) {
@@ -46,8 +47,8 @@ std::string path_text(const Diagnosis& d, const Style& style) {
     const bool last = i + 1 == d.path.size();
     const std::string branch = s.depth == 0 ? "" : (last ? "└─ " : "├─ ");
     const std::string cont = last ? "   " : "│  ";
-    out += fmt::format("{:<{}}  {}\n", branch + shown(s.node, style), width,
-                       shown(s.question, style));
+    out +=
+        fmt::format("{:<{}}  {}\n", branch + shown(s.node, style), width, shown(s.question, style));
     out += fmt::format("{}{:<{}}  {} → {}\n", cont, "", width - 3, evidence_text(s.evidence, style),
                        answer_text(s, style));
   }
@@ -67,7 +68,8 @@ std::string findings_text(const Diagnosis& d, const Style& style) {
     out += "     do:  " + shown(f.recommendation, style) + "\n";
     if (!f.labs.empty()) {
       std::string labs;
-      for (const auto& l : f.labs) labs += (labs.empty() ? "" : ", ") + ("gpulab run " + shown(l, style));
+      for (const auto& l : f.labs)
+        labs += (labs.empty() ? "" : ", ") + ("gpulab run " + shown(l, style));
       out += "     see: " + labs + "\n";
     }
   }
@@ -79,9 +81,9 @@ std::string findings_text(const Diagnosis& d, const Style& style) {
 std::string diagnosis_block(const std::string& title, const Diagnosis& d, const Style& style) {
   const bool markdown = style.table == TableStyle::markdown;
   const std::string principal = d.findings.empty() ? "none" : d.findings.front().id;
-  std::string out = fmt::format("{}{} · verdict: {} · principal: {}\n", markdown ? "### " : "",
-                                title, shown(d.verdict, style),
-                                paint(shown(principal, style), Tone::strong, style));
+  std::string out =
+      fmt::format("{}{} · verdict: {} · principal: {}\n", markdown ? "### " : "", title,
+                  shown(d.verdict, style), paint(shown(principal, style), Tone::strong, style));
   if (!d.thresholds_overridden.empty()) {
     std::string t;
     for (const auto& [name, value] : d.thresholds_overridden)
@@ -110,18 +112,16 @@ std::string render_diagnosis(const Report& report, const std::string& variant,
     const bool timeline = v.timeline && v.timeline->diagnosis;
     if (timeline && (kernel.empty() || kernel == "timeline")) {
       any = true;
-      add(diagnosis_block(where + " · timeline",
-                          *v.timeline->diagnosis, style));
+      add(diagnosis_block(where + " · timeline", *v.timeline->diagnosis, style));
     }
     for (const auto& k : v.kernels) {
       if (!kernel.empty() && !names_kernel(kernel, k.name, k.function)) continue;
       if (!k.diagnosis && timeline) continue;  // a traced lab's kernels without counters
       any = true;
       if (!k.diagnosis) {
-        add(fmt::format("{} · {}: not diagnosed: {}\n", where,
-                        shown(kernel_heading(k.name, k.function), style),
-                        v.counters.note.empty() ? "no counters in the report"
-                                                : shown(v.counters.note, style)));
+        add(fmt::format(
+            "{} · {}: not diagnosed: {}\n", where, shown(kernel_heading(k.name, k.function), style),
+            v.counters.note.empty() ? "no counters in the report" : shown(v.counters.note, style)));
         continue;
       }
       add(diagnosis_block(where + " · " + shown(kernel_heading(k.name, k.function), style),

@@ -110,11 +110,12 @@ struct Column {
 std::string header(const Report& r, const Style& style) {
   const auto& dev = r.device;
   std::string params;
-  for (const auto& [name, value] : r.params) params += fmt::format(" {}={}", shown(name, style), value);
+  for (const auto& [name, value] : r.params)
+    params += fmt::format(" {}={}", shown(name, style), value);
   std::string out = fmt::format("{} · {}\n", paint(shown(r.lab.name, style), Tone::strong, style),
                                 shown(r.lab.summary, style));
-  out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", shown(dev.name, style), dev.cc_major, dev.cc_minor,
-                     dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
+  out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", shown(dev.name, style), dev.cc_major,
+                     dev.cc_minor, dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
   if (dev.roofs.copy_bandwidth > 0)
     out += " · copy roof " + fmtx::bandwidth(dev.roofs.copy_bandwidth) + " measured";
   if (dev.roofs.theoretical_bandwidth > 0)
@@ -159,10 +160,12 @@ std::string timing_table(const Report& r, const Style& style) {
     const auto& t = v.timing;
     const bool timed = t.repeat > 0 && t.median > 0;
     const Tone tone = v.check.status == CheckStatus::failed ? Tone::bad : Tone::good;
-    std::vector<std::string> row{
-        shown(v.name, style), to_string(v.role), paint(to_string(v.check.status), tone, style),
-        timed ? fmtx::seconds(t.median) : "-", timed ? fmtx::seconds(t.min) : "-",
-        timed ? fmtx::seconds(t.max) : "-"};
+    std::vector<std::string> row{shown(v.name, style),
+                                 to_string(v.role),
+                                 paint(to_string(v.check.status), tone, style),
+                                 timed ? fmtx::seconds(t.median) : "-",
+                                 timed ? fmtx::seconds(t.min) : "-",
+                                 timed ? fmtx::seconds(t.max) : "-"};
     if (!traced)
       row.insert(row.end(), {v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
                              v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-"});
@@ -214,7 +217,8 @@ std::string check_failures(const Report& r, const Style& style) {
   std::string out;
   for (const auto& v : r.variants) {
     if (v.check.status == CheckStatus::failed)
-      out += fmt::format("check failed: {}: {}\n", shown(v.name, style), shown(v.check.message, style));
+      out += fmt::format("check failed: {}: {}\n", shown(v.name, style),
+                         shown(v.check.message, style));
     if (v.status == VariantStatus::skipped)
       out += fmt::format("skipped: {}: {}\n", shown(v.name, style), shown(v.skip_reason, style));
   }
@@ -233,7 +237,8 @@ std::string counters_table(const Report& r, const Style& style) {
   }
   if (columns.empty()) {
     for (const auto& v : r.variants)
-      if (!v.counters.note.empty()) return "counters: not collected: " + shown(v.counters.note, style) + "\n";
+      if (!v.counters.note.empty())
+        return "counters: not collected: " + shown(v.counters.note, style) + "\n";
     return "";
   }
 

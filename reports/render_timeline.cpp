@@ -134,9 +134,9 @@ std::string rates_table(const Report& r, const Style& style) {
   for (const auto& v : r.variants) {
     if (!v.timeline) continue;
     for (const auto& rate : v.timeline->summary.rates)
-      table.add_row({shown(v.name, style), shown(rate.direction, style), shown(rate.host_memory, style),
-                     fmtx::bytes(static_cast<double>(rate.bytes)), fmtx::count(rate.count),
-                     fmtx::seconds(rate.busy_seconds),
+      table.add_row({shown(v.name, style), shown(rate.direction, style),
+                     shown(rate.host_memory, style), fmtx::bytes(static_cast<double>(rate.bytes)),
+                     fmtx::count(rate.count), fmtx::seconds(rate.busy_seconds),
                      rate.bandwidth > 0 ? fmtx::bandwidth(rate.bandwidth) : "-"});
   }
   return table.empty() ? "" : render(table, style);

@@ -68,14 +68,14 @@ TEST(Shell, ScriptedSessionThroughAPipe) {
   const auto out = sh(kBinary + " shell < " + input + " 2>&1");
   EXPECT_EQ(out.code, 2) << "the first failing line's status (run nosuchlab)\n" << out.text;
   for (const char* expected :
-       {"transpose  (global coalescing",                     // list
-        "Shell commands:",                                   // help
-        "repeat = 3  (run, diagnose)",                       // set
-        "principal: shared-bank-conflicts",                  // diagnose --report
-        "counter ",                                          // last: the report's counters
-        "faster (3.",                                        // compare
-        "gpulab: error: unknown lab 'nosuchlab'",            // an error returns to the prompt
-        "   4  set"})                                        // history
+       {"transpose  (global coalescing",           // list
+        "Shell commands:",                         // help
+        "repeat = 3  (run, diagnose)",             // set
+        "principal: shared-bank-conflicts",        // diagnose --report
+        "counter ",                                // last: the report's counters
+        "faster (3.",                              // compare
+        "gpulab: error: unknown lab 'nosuchlab'",  // an error returns to the prompt
+        "   4  set"})                              // history
     EXPECT_NE(out.text.find(expected), std::string::npos) << expected << "\n" << out.text;
   // Nothing after quit runs: the list output appears once.
   EXPECT_EQ(out.text.find("transpose  (global"), out.text.rfind("transpose  (global"));
@@ -101,27 +101,28 @@ TEST(Shell, SetAndSaveRejectBadInput) {
 
 TEST(Shell, ScriptStatusIsTheFirstFailingLine) {
   EXPECT_EQ(sh("printf 'list\\nhelp list\\n' | " + kBinary + " shell >/dev/null 2>&1").code, 0);
-  const auto out = sh("printf 'list\\ncompare /nonexistent.json\\nlist\\n' | " + kBinary +
-                      " shell 2>&1");
+  const auto out =
+      sh("printf 'list\\ncompare /nonexistent.json\\nlist\\n' | " + kBinary + " shell 2>&1");
   EXPECT_EQ(out.code, 2) << out.text;
   EXPECT_NE(out.text.rfind("transpose  (global"), out.text.find("transpose  (global"))
       << "the lines after the failure still run";
 }
 
 TEST(Shell, SetValidatesLikeTheCommandLineAndAppliesWhereAccepted) {
-  const std::string input = write_input(
-      "_set.txt",
-      "set repeat 0\nset format bogus\nset size abc\nset metrics nosuchset\nset\n"
-      "set format markdown\nset\nlist\ncompare " + kFixture + " " + kFixture4096 + "\n");
+  const std::string input =
+      write_input("_set.txt",
+                  "set repeat 0\nset format bogus\nset size abc\nset metrics nosuchset\nset\n"
+                  "set format markdown\nset\nlist\ncompare " +
+                      kFixture + " " + kFixture4096 + "\n");
   const auto out = sh(kBinary + " shell < " + input + " 2>&1");
   EXPECT_EQ(out.code, 2) << out.text;
-  for (const char* expected : {"set repeat 0: --repeat: Value 0 not in range",
-                               "set format bogus: --format: bogus not in",
-                               "set size abc: Could not convert: --size = abc", "nosuchset",
-                               "no session defaults",  // none of the bad values was kept
-                               "format = markdown  (run, diagnose, compare)",
-                               "transpose  (global coalescing",  // list: text, its default
-                               "| variant | A median |"})        // compare: Markdown
+  for (const char* expected :
+       {"set repeat 0: --repeat: Value 0 not in range", "set format bogus: --format: bogus not in",
+        "set size abc: Could not convert: --size = abc", "nosuchset",
+        "no session defaults",  // none of the bad values was kept
+        "format = markdown  (run, diagnose, compare)",
+        "transpose  (global coalescing",  // list: text, its default
+        "| variant | A median |"})        // compare: Markdown
     EXPECT_NE(out.text.find(expected), std::string::npos) << expected << "\n" << out.text;
   EXPECT_EQ(out.text.find("--format: markdown not in"), std::string::npos) << out.text;
 }
@@ -131,7 +132,8 @@ TEST(Shell, SaveTalksOnStderrAndHelpNamesUnknownCommands) {
   const auto out = sh("printf 'diagnose --report " + kFixture + " --format csv\\nsave " + saved +
                       "\\n' | " + kBinary + " shell 2>/dev/null");
   EXPECT_EQ(out.code, 0) << out.text;
-  EXPECT_EQ(out.text.find("saved"), std::string::npos) << "stdout holds only the CSV:\n" << out.text;
+  EXPECT_EQ(out.text.find("saved"), std::string::npos) << "stdout holds only the CSV:\n"
+                                                       << out.text;
   std::remove(saved.c_str());
 
   const auto help = sh("printf 'help nosuch\\n' | " + kBinary + " shell 2>&1");
@@ -216,8 +218,8 @@ TEST(Shell, HistoryPersistsInLibeditsFormatAndIsRecalled) {
   std::getline(file, first);
   EXPECT_EQ(first, "_HiStOrY_V2_") << "libedit's own format, which read_history loads";
   // A new session: Ctrl-P twice (back past `quit`) and Enter run the last session's `list`.
-  const auto out = sh("(sleep 1; printf '\\020\\020\\n'; sleep 1; printf 'quit\\n') | " + env + "script -qec '" +
-                      kBinary + " shell' /dev/null 2>&1");
+  const auto out = sh("(sleep 1; printf '\\020\\020\\n'; sleep 1; printf 'quit\\n') | " + env +
+                      "script -qec '" + kBinary + " shell' /dev/null 2>&1");
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos) << out.text;
 }
 

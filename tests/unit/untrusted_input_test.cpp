@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/atomic_file.hpp"
-#include "reports/escape.hpp"
 #include "reports/errors.hpp"
+#include "reports/escape.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_text.hpp"
 #include "reports/report_json.hpp"
@@ -35,7 +35,9 @@ std::string write(const std::string& name, const std::string& text) {
 
 // ESC [31m (color), OSC 0 (window title, BEL-terminated), CSI as the C1 byte U+009B, a
 // carriage return that would overwrite the line, a right-to-left override, and HTML.
-const std::string kHostile = "red\x1b[31m\x1b]0;owned\x07\xc2\x9b" "2J\rfake\xe2\x80\xae<script>alert(1)</script>*x*";
+const std::string kHostile =
+    "red\x1b[31m\x1b]0;owned\x07\xc2\x9b"
+    "2J\rfake\xe2\x80\xae<script>alert(1)</script>*x*";
 const std::string kLong(20000, 'k');
 
 // The fixture, with hostile strings wherever a report carries text.
@@ -63,7 +65,8 @@ std::string hostile_report() {
 void expect_no_controls(const std::string& text, const std::string& what) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    ASSERT_FALSE((c < 0x20 && c != '\n') || c == 0x7F) << what << ": byte " << int(c) << " at " << i;
+    ASSERT_FALSE((c < 0x20 && c != '\n') || c == 0x7F)
+        << what << ": byte " << int(c) << " at " << i;
     if (c == 0xC2 && i + 1 < text.size()) {
       const auto next = static_cast<unsigned char>(text[i + 1]);
       ASSERT_FALSE(next >= 0x80 && next <= 0x9F) << what << ": a C1 control at " << i;
@@ -75,7 +78,9 @@ void expect_no_controls(const std::string& text, const std::string& what) {
 TEST(Escape, TerminalSafe) {
   EXPECT_EQ(terminal_safe("a\x1b[31mb"), "a\\x1b[31mb");
   EXPECT_EQ(terminal_safe("tab\there\nand\x7f"), "tab\\x09here\\x0aand\\x7f");
-  EXPECT_EQ(terminal_safe("\xc2\x9b" "2J"), "\\u009b2J");
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "2J"),
+            "\\u009b2J");
   EXPECT_EQ(terminal_safe("\xe2\x80\xae"), "\\u202e");
   EXPECT_EQ(terminal_safe("\xff\xc3"), "\\xff\\xc3") << "bytes that are not UTF-8";
   EXPECT_EQ(terminal_safe("148 µs · a → b"), "148 µs · a → b") << "text is kept";
