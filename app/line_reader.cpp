@@ -1,8 +1,11 @@
 #include "app/line_reader.hpp"
 
+#include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -69,17 +72,27 @@ char** complete_line(const char* text, int start, int /*end*/) {
   return rl_completion_matches(text, next_candidate);
 }
 
-// libedit's keys come through here, so that Ctrl-C (SIGINT without SA_RESTART: the read
-// fails with EINTR) ends the line being edited; readline then returns and read() discards it.
+// libedit's keys come through here, so that Ctrl-C ends the line being edited: readline then
+// returns and read() discards the line. SIGINT stays blocked but while ppoll waits, so a Ctrl-C
+// cannot fall between the check of the flag and the wait (and go unseen until the next key).
 int read_key(FILE* in) {
-  unsigned char c = 0;
-  for (;;) {
-    if (interrupt_pending()) return EOF;
-    const ssize_t n = ::read(fileno(in), &c, 1);
-    if (n == 1) return c;
-    if (n < 0 && errno == EINTR) continue;  // the check above decides
-    return EOF;
+  sigset_t sigint, before;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  ::pthread_sigmask(SIG_BLOCK, &sigint, &before);
+  sigset_t waiting = before;
+  sigdelset(&waiting, SIGINT);
+  int key = EOF;
+  while (!interrupt_pending()) {
+    pollfd ready{fileno(in), POLLIN, 0};
+    const int n = ::ppoll(&ready, 1, nullptr, &waiting);
+    if (n < 0 && errno == EINTR) continue;  // the loop's check decides
+    unsigned char c = 0;
+    if (n > 0 && ::read(fileno(in), &c, 1) == 1) key = c;
+    break;  // a key, the end of input or an error
   }
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return key;
 }
 
 // Writes the history in libedit's own format (what read_history loads), atomically: a
