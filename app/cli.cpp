@@ -13,6 +13,7 @@
 #include "app/shell.hpp"
 #include "app/version.hpp"
 #include "reports/errors.hpp"
+#include "reports/escape.hpp"
 
 namespace gpulab::app {
 
@@ -84,7 +85,7 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io) {
   } catch (const CLI::CallForVersion& e) {
     return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::ParseError& e) {
-    io.err << "gpulab: error: " << e.what() << " (see gpulab --help)\n";
+    io.err << "gpulab: error: " << report::terminal_safe(e.what()) << " (see gpulab --help)\n";
     return static_cast<int>(ExitCode::usage);
   }
 
@@ -100,11 +101,12 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io) {
     io.out << cli.app.help();
     return static_cast<int>(ExitCode::ok);
   } catch (const Error& e) {
-    io.err << "gpulab: error: " << e.what() << "\n";
+    // Messages quote input (report strings, file names): never raw controls on the terminal.
+    io.err << "gpulab: error: " << report::terminal_safe(e.what()) << "\n";
     session.note_error(e);
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    io.err << "gpulab: internal error: " << e.what() << "\n";
+    io.err << "gpulab: internal error: " << report::terminal_safe(e.what()) << "\n";
     return static_cast<int>(ExitCode::internal);
   }
 }

@@ -7,6 +7,7 @@
 #include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/errors.hpp"
+#include "reports/escape.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/render_compare.hpp"
 #include "reports/render_csv.hpp"
@@ -110,7 +111,8 @@ int run_compare(const CompareOptions& options, Io& io) {
     for (const auto* v : c.regressions(*options.fail_on_regression)) {
       io.err << fmt::format("gpulab: regression: {} {} is {:.1f}% slower in {} (limit {}%, noise "
                             "±{:.1f}%)\n",
-                            v->lab, v->variant_b, v->change * 100.0, c.label_b,
+                            report::terminal_safe(v->lab), report::terminal_safe(v->variant_b),
+                            v->change * 100.0, report::terminal_safe(c.label_b),
                             *options.fail_on_regression, v->noise * 100.0);
       code = static_cast<int>(ExitCode::regression);
     }

@@ -13,6 +13,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/errors.hpp"
+#include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_text.hpp"
@@ -155,7 +156,8 @@ void print_report(const report::Report& report, const std::string& format, Io& i
   }
   // Structured output keeps stdout clean: warnings (also inside the report) go to stderr.
   if (format == "json" || format == "csv")
-    for (const auto& w : report.warnings) io.err << "gpulab: warning: " << w << "\n";
+    for (const auto& w : report.warnings)
+      io.err << "gpulab: warning: " << report::terminal_safe(w) << "\n";
 }
 
 int exit_code_of(const report::Report& report) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "app/interrupt.hpp"
 #include "app/version.hpp"
 #include "cupti/activity_tracer.hpp"
 #include "cupti/launch_recorder.hpp"
@@ -273,8 +274,10 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
     return;
   }
   const std::string set_name = metrics::is_set_name(settings.metrics) ? settings.metrics : "custom";
-  for (auto* v : profiled)
+  for (auto* v : profiled) {
+    stop_if_interrupted();
     profile_variant(*profiler, run, r, *v, set_name, settings, traced, stream, flusher);
+  }
 }
 
 // One more launch of every measured variant, recorded by the activity tracer: a pass of its
@@ -284,6 +287,7 @@ void trace_variants(cupti::ActivityTracer& tracer, labs::LabRun& run, report::Re
                     const RunSettings& settings, cudaStream_t stream) {
   for (auto& v : r.variants) {
     if (v.status == report::VariantStatus::skipped) continue;
+    stop_if_interrupted();
     progress(settings, fmt::format("{}/{}: activity trace", r.lab.name, v.name));
     const auto launch = [&] {
       run.launch(v.name, stream);
@@ -337,6 +341,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   // holds the callbacks) the lab's own kernels are still named by the runtime.
   cupti::LaunchRecorder* recorder = session.launch_recorder();
 
+  stop_if_interrupted();
   progress(settings, fmt::format("{}: setting up", spec.name));
   auto run = lab.setup(params, settings.seed);
   // Setup may have copied inputs on the legacy default stream, with which our non-blocking
@@ -351,7 +356,10 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   labs::L2Flusher flusher(r.device.l2_bytes);
 
   std::set<std::string> graph_launched;  // variants whose kernels a CUDA graph launched
+  // Ctrl-C in the shell stops the run between steps (see app/interrupt.hpp): never inside one,
+  // where the GPU would be left mid-kernel or the profiler mid-pass.
   for (const auto* vs : variants) {
+    stop_if_interrupted();
     report::Variant& out = r.variants.emplace_back();
     out.name = vs->name;
     out.role = vs->role;

@@ -1,11 +1,19 @@
 #include "app/line_reader.hpp"
 
+#include <poll.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/interrupt.hpp"
 #include "app/shell.hpp"
 
 #ifdef GPULAB_HAVE_LIBEDIT
@@ -15,30 +23,27 @@
 namespace gpulab::app {
 namespace {
 
-void append_to_file(const std::string& path, const std::string& line) {
-  if (path.empty()) return;
-  std::ofstream out(path, std::ios::app);
-  out << line << "\n";  // best effort: a history file that cannot be written is not an error
-}
-
 class StreamReader final : public LineReader {
  public:
-  StreamReader(std::istream& in, std::string history_file)
-      : in_(in), history_file_(std::move(history_file)) {}
+  explicit StreamReader(std::istream& in) : in_(in) {}
   std::optional<std::string> read(const std::string& prompt) override {
     if (!prompt.empty()) {
       std::fputs(prompt.c_str(), stdout);
       std::fflush(stdout);
     }
     std::string line;
-    if (!std::getline(in_, line)) return std::nullopt;
-    return line;
+    if (std::getline(in_, line)) return line;
+    if (!take_interrupt()) return std::nullopt;
+    // Ctrl-C interrupted the read (it fails the stream like an end of input): a new line.
+    in_.clear();
+    std::clearerr(stdin);
+    std::fputs("\n", stdout);
+    return std::string();
   }
-  void remember(const std::string& line) override { append_to_file(history_file_, line); }
+  void remember(const std::string& /*line*/) override {}  // nothing can recall it
 
  private:
   std::istream& in_;
-  std::string history_file_;
 };
 
 #ifdef GPULAB_HAVE_LIBEDIT
@@ -67,16 +72,67 @@ char** complete_line(const char* text, int start, int /*end*/) {
   return rl_completion_matches(text, next_candidate);
 }
 
+// libedit's keys come through here, so that Ctrl-C ends the line being edited: readline then
+// returns and read() discards the line. SIGINT stays blocked but while ppoll waits, so a Ctrl-C
+// cannot fall between the check of the flag and the wait (and go unseen until the next key).
+int read_key(FILE* in) {
+  sigset_t sigint, before;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  ::pthread_sigmask(SIG_BLOCK, &sigint, &before);
+  sigset_t waiting = before;
+  sigdelset(&waiting, SIGINT);
+  int key = EOF;
+  while (!interrupt_pending()) {
+    pollfd ready{fileno(in), POLLIN, 0};
+    const int n = ::ppoll(&ready, 1, nullptr, &waiting);
+    if (n < 0 && errno == EINTR) continue;  // the loop's check decides
+    unsigned char c = 0;
+    if (n > 0 && ::read(fileno(in), &c, 1) == 1) key = c;
+    break;  // a key, the end of input or an error
+  }
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return key;
+}
+
+// Writes the history in libedit's own format (what read_history loads), atomically: a
+// temporary file beside it, then a rename. Best effort: no history file is not an error.
+void save_history(const std::string& path) {
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return;
+  ::close(fd);
+  if (write_history(tmp.c_str()) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0)
+    ::unlink(tmp.c_str());
+}
+
+// Loads the history file; a file of plain lines (what gpulab wrote before it used libedit's
+// format) is taken line by line, and the next save rewrites it in libedit's format.
+void load_history(const std::string& path) {
+  if (read_history(path.c_str()) == 0) return;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) add_history(line.c_str());
+}
+
 class EditlineReader final : public LineReader {
  public:
   explicit EditlineReader(std::string history_file) : history_file_(std::move(history_file)) {
     rl_readline_name = "gpulab";
     rl_attempted_completion_function = complete_line;
+    rl_catch_signals = 0;  // SIGINT is the shell's (app/interrupt.hpp), not libedit's
+    rl_getc_function = read_key;
     using_history();
-    if (!history_file_.empty()) read_history(history_file_.c_str());
+    stifle_history(kHistoryLines);
+    if (!history_file_.empty()) load_history(history_file_);
   }
   std::optional<std::string> read(const std::string& prompt) override {
     char* raw = readline(prompt.c_str());
+    if (take_interrupt()) {  // Ctrl-C: drop what was typed, a fresh prompt
+      std::free(raw);
+      std::fputs("\n", stdout);
+      return std::string();
+    }
     if (!raw) return std::nullopt;
     std::string line(raw);
     std::free(raw);
@@ -84,7 +140,7 @@ class EditlineReader final : public LineReader {
   }
   void remember(const std::string& line) override {
     add_history(line.c_str());
-    append_to_file(history_file_, line);
+    if (!history_file_.empty()) save_history(history_file_);
   }
 
  private:
@@ -102,12 +158,12 @@ bool has_line_editing() {
 #endif
 }
 
-std::unique_ptr<LineReader> make_line_reader(std::istream& in, bool interactive,
-                                             const std::string& history_file) {
+std::unique_ptr<LineReader> make_line_reader(std::istream& in, [[maybe_unused]] bool interactive,
+                                             [[maybe_unused]] const std::string& history_file) {
 #ifdef GPULAB_HAVE_LIBEDIT
   if (interactive) return std::make_unique<EditlineReader>(history_file);
 #endif
-  return std::make_unique<StreamReader>(in, interactive ? history_file : std::string());
+  return std::make_unique<StreamReader>(in);
 }
 
 }  // namespace gpulab::app

@@ -20,6 +20,7 @@ enum class ExitCode : int {
   check_failed = 4,     // a variant's result disagreed with the CPU reference
   regression = 5,       // compare --fail-on-regression found a slower kernel
   selftest_failed = 6,  // selftest: a variant's principal finding was not the expected one
+  interrupted = 130,    // Ctrl-C stopped a shell command (128 + SIGINT, as shells report it)
 };
 
 class Error : public std::runtime_error {
@@ -35,6 +36,12 @@ class Error : public std::runtime_error {
 class UsageError : public Error {
  public:
   explicit UsageError(const std::string& message) : Error(ExitCode::usage, message) {}
+};
+
+// Ctrl-C stopped a command at a safe point (the interactive shell; see app/interrupt.hpp).
+class Interrupted : public Error {
+ public:
+  Interrupted() : Error(ExitCode::interrupted, "interrupted") {}
 };
 
 // No device, no driver, or a device this build cannot run on.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "reports/derived.hpp"
+#include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/table.hpp"
 
@@ -13,16 +14,17 @@ std::string render(const TextTable& table, const Style& style) {
   return style.table == TableStyle::markdown ? table.render_markdown() : table.render();
 }
 
+// `text` is already shown() for this style.
 std::string heading(const std::string& text, const Style& style) {
   return style.table == TableStyle::markdown ? "### " + text + "\n\n" : paint(text, Tone::strong, style) + "\n";
 }
 
 std::string signed_percent(double change) { return fmt::format("{:+.1f}%", change * 100.0); }
 
-std::string variant_name(const VariantComparison& v) {
-  if (v.variant_a.empty()) return v.variant_b;
-  if (v.variant_b.empty() || v.variant_a == v.variant_b) return v.variant_a;
-  return v.variant_a + " → " + v.variant_b;
+std::string variant_name(const VariantComparison& v, const Style& style) {
+  if (v.variant_a.empty()) return shown(v.variant_b, style);
+  if (v.variant_b.empty() || v.variant_a == v.variant_b) return shown(v.variant_a, style);
+  return shown(v.variant_a, style) + " → " + shown(v.variant_b, style);
 }
 
 std::string time_verdict(const VariantComparison& v, const Style& style) {
@@ -39,10 +41,10 @@ std::string value_or_dash(const std::optional<double>& v, const std::string& nam
   return v ? fmtx::metric(*v, unit_of(name)) : "-";
 }
 
-std::string list_or_none(const std::vector<std::string>& ids) {
+std::string list_or_none(const std::vector<std::string>& ids, const Style& style) {
   if (ids.empty()) return "none";
   std::string out;
-  for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
+  for (const auto& id : ids) out += (out.empty() ? "" : ", ") + shown(id, style);
   return out;
 }
 
@@ -94,15 +96,17 @@ nlohmann::json variant_json(const VariantComparison& v) {
 }  // namespace
 
 std::string render_comparison(const Comparison& c, const Style& style) {
-  std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
-  if (style.table == TableStyle::markdown) out = fmt::format("A: `{}`  \nB: `{}`\n", c.label_a, c.label_b);
-  for (const auto& w : c.warnings) out += (style.table == TableStyle::markdown ? "> warning: " : "warning: ") + w + "\n";
+  const bool markdown = style.table == TableStyle::markdown;
+  std::string out = fmt::format("A: {}{}\nB: {}\n", shown(c.label_a, style), markdown ? "  " : "",
+                                shown(c.label_b, style));
+  for (const auto& w : c.warnings)
+    out += (markdown ? "> warning: " : "warning: ") + shown(w, style) + "\n";
   out += "\n";
 
   TextTable times({"variant", "A median", "B median", "change", "noise", "verdict"});
   for (const auto& v : c.variants) {
     const bool both = v.time_a && v.time_b;
-    times.add_row({variant_name(v), timing_row_median(v.time_a), timing_row_median(v.time_b),
+    times.add_row({variant_name(v, style), timing_row_median(v.time_a), timing_row_median(v.time_b),
                    both ? signed_percent(v.change) : "-",
                    both ? fmt::format("±{:.1f}%", v.noise * 100.0) : "-", time_verdict(v, style)});
   }
@@ -112,26 +116,27 @@ std::string render_comparison(const Comparison& c, const Style& style) {
     out += "\n" + heading(title, style);
     TextTable table({"metric", "A", "B", "change", "verdict"});
     for (const auto& m : deltas)
-      table.add_row({m.label, value_or_dash(m.a, m.name), value_or_dash(m.b, m.name),
+      table.add_row({shown(m.label, style), value_or_dash(m.a, m.name), value_or_dash(m.b, m.name),
                      m.a && m.b && *m.a != 0 ? signed_percent(m.change) : "-",
                      to_string(m.verdict)});
     out += render(table, style);
   };
   for (const auto& v : c.variants) {
-    if (!v.timeline.empty()) deltas_table(fmt::format("{}: timeline", variant_name(v)), v.timeline);
+    if (!v.timeline.empty()) deltas_table(variant_name(v, style) + ": timeline", v.timeline);
     for (const auto& k : v.kernels) {
       if (k.metrics.empty()) continue;
-      const std::string kernel =
-          k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b;
-      deltas_table(fmt::format("{}: {}", variant_name(v), kernel), k.metrics);
+      const std::string kernel = k.name_b.empty() || k.name_b == k.name
+                                     ? shown(k.name, style)
+                                     : shown(k.name, style) + " → " + shown(k.name_b, style);
+      deltas_table(variant_name(v, style) + ": " + kernel, k.metrics);
     }
     const bool any_findings = !v.findings_resolved.empty() || !v.findings_introduced.empty() ||
                               !v.findings_unchanged.empty();
     if (any_findings) {
-      out += fmt::format("{}findings of {}: resolved {}; introduced {}; unchanged {}\n",
-                         style.table == TableStyle::markdown ? "\n" : "", variant_name(v),
-                         list_or_none(v.findings_resolved), list_or_none(v.findings_introduced),
-                         list_or_none(v.findings_unchanged));
+      out += fmt::format(
+          "{}findings of {}: resolved {}; introduced {}; unchanged {}\n", markdown ? "\n" : "",
+          variant_name(v, style), list_or_none(v.findings_resolved, style),
+          list_or_none(v.findings_introduced, style), list_or_none(v.findings_unchanged, style));
     }
   }
   return out;
@@ -140,18 +145,19 @@ std::string render_comparison(const Comparison& c, const Style& style) {
 std::string render_comparison_table(const std::vector<Comparison>& against_first,
                                     const Style& style) {
   if (against_first.empty()) return "";
-  std::string out = "baseline: " + against_first.front().label_a + "\n";
+  std::string out = "baseline: " + shown(against_first.front().label_a, style) + "\n";
   std::vector<std::string> warnings;
   std::vector<std::string> head{"variant", "baseline"};
   for (const auto& c : against_first) {
-    head.push_back(c.label_b);
-    for (const auto& w : c.warnings) out += "warning: " + c.label_b + ": " + w + "\n";
+    head.push_back(shown(c.label_b, style));
+    for (const auto& w : c.warnings)
+      out += "warning: " + shown(c.label_b, style) + ": " + shown(w, style) + "\n";
   }
   TextTable table(head);
   const auto& first = against_first.front();
   for (std::size_t i = 0; i < first.variants.size(); ++i) {
     const auto& base = first.variants[i];
-    std::vector<std::string> row{variant_name(base), timing_row_median(base.time_a)};
+    std::vector<std::string> row{variant_name(base, style), timing_row_median(base.time_a)};
     for (const auto& c : against_first) {
       const VariantComparison* match = nullptr;
       for (const auto& v : c.variants)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/escape.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {
@@ -15,7 +16,8 @@ std::string csv_line(const std::vector<std::string>& fields) {
   std::string line;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (i) line += ',';
-    const auto& f = fields[i];
+    // Fields are often report-borne and CSV is often read on a terminal: no raw controls.
+    const std::string f = terminal_safe(fields[i]);
     if (f.find_first_of(",\"\n\r") == std::string::npos) {
       line += f;
       continue;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "reports/derived.hpp"
+#include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/render_timeline.hpp"
@@ -109,10 +110,12 @@ struct Column {
 std::string header(const Report& r, const Style& style) {
   const auto& dev = r.device;
   std::string params;
-  for (const auto& [name, value] : r.params) params += fmt::format(" {}={}", name, value);
-  std::string out = fmt::format("{} · {}\n", paint(r.lab.name, Tone::strong, style), r.lab.summary);
-  out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", dev.name, dev.cc_major, dev.cc_minor,
-                     dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
+  for (const auto& [name, value] : r.params)
+    params += fmt::format(" {}={}", shown(name, style), value);
+  std::string out = fmt::format("{} · {}\n", paint(shown(r.lab.name, style), Tone::strong, style),
+                                shown(r.lab.summary, style));
+  out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", shown(dev.name, style), dev.cc_major,
+                     dev.cc_minor, dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
   if (dev.roofs.copy_bandwidth > 0)
     out += " · copy roof " + fmtx::bandwidth(dev.roofs.copy_bandwidth) + " measured";
   if (dev.roofs.theoretical_bandwidth > 0)
@@ -147,20 +150,22 @@ std::string timing_table(const Report& r, const Style& style) {
   if (!traced) head.insert(head.end(), {"eff. bandwidth", "of roof"});
   if (flops) head.push_back("compute");
   head.push_back("speedup");
-  if (ref) head.push_back("of " + ref->name);
+  if (ref) head.push_back("of " + shown(ref->name, style));
   TextTable table(head, 3);
   for (const auto& v : r.variants) {
     if (v.status == VariantStatus::skipped) {
-      table.add_row({v.name, to_string(v.role), "skipped"});
+      table.add_row({shown(v.name, style), to_string(v.role), "skipped"});
       continue;
     }
     const auto& t = v.timing;
     const bool timed = t.repeat > 0 && t.median > 0;
     const Tone tone = v.check.status == CheckStatus::failed ? Tone::bad : Tone::good;
-    std::vector<std::string> row{
-        v.name, to_string(v.role), paint(to_string(v.check.status), tone, style),
-        timed ? fmtx::seconds(t.median) : "-", timed ? fmtx::seconds(t.min) : "-",
-        timed ? fmtx::seconds(t.max) : "-"};
+    std::vector<std::string> row{shown(v.name, style),
+                                 to_string(v.role),
+                                 paint(to_string(v.check.status), tone, style),
+                                 timed ? fmtx::seconds(t.median) : "-",
+                                 timed ? fmtx::seconds(t.min) : "-",
+                                 timed ? fmtx::seconds(t.max) : "-"};
     if (!traced)
       row.insert(row.end(), {v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
                              v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-"});
@@ -196,8 +201,9 @@ std::string kernels_table(const Report& r, const Style& style) {
       while (i + n < v.kernels.size() && same(k, v.kernels[i + n])) ++n;
       const auto& a = k.attributes;
       const bool shaped = a.block_threads > 0;
-      table.add_row({v.name, n > 1 ? fmt::format("{} (x{})", k.name, n) : k.name,
-                     k.function.empty() ? "-" : shown_function(k.function),
+      const std::string name = shown(k.name, style);
+      table.add_row({shown(v.name, style), n > 1 ? fmt::format("{} (x{})", name, n) : name,
+                     k.function.empty() ? "-" : shown(shown_function(k.function), style),
                      shaped ? fmtx::count(static_cast<double>(a.grid_blocks)) : "-",
                      shaped ? std::to_string(a.block_threads) : "-",
                      a.registers_per_thread > 0 ? std::to_string(a.registers_per_thread) : "-"});
@@ -207,13 +213,14 @@ std::string kernels_table(const Report& r, const Style& style) {
   return table.empty() ? "" : render_table(table, style);
 }
 
-std::string check_failures(const Report& r) {
+std::string check_failures(const Report& r, const Style& style) {
   std::string out;
   for (const auto& v : r.variants) {
     if (v.check.status == CheckStatus::failed)
-      out += fmt::format("check failed: {}: {}\n", v.name, v.check.message);
+      out += fmt::format("check failed: {}: {}\n", shown(v.name, style),
+                         shown(v.check.message, style));
     if (v.status == VariantStatus::skipped)
-      out += fmt::format("skipped: {}: {}\n", v.name, v.skip_reason);
+      out += fmt::format("skipped: {}: {}\n", shown(v.name, style), shown(v.skip_reason, style));
   }
   return out;
 }
@@ -225,12 +232,13 @@ std::string counters_table(const Report& r, const Style& style) {
     if (!v.counters.collected) continue;
     described = described ? described : &v;
     for (const auto& k : v.kernels) {
-      columns.push_back({v.kernels.size() == 1 ? v.name : v.name + "/" + k.name, &k});
+      columns.push_back({shown(v.kernels.size() == 1 ? v.name : v.name + "/" + k.name, style), &k});
     }
   }
   if (columns.empty()) {
     for (const auto& v : r.variants)
-      if (!v.counters.note.empty()) return "counters: not collected: " + v.counters.note + "\n";
+      if (!v.counters.note.empty())
+        return "counters: not collected: " + shown(v.counters.note, style) + "\n";
     return "";
   }
 
@@ -247,26 +255,26 @@ std::string counters_table(const Report& r, const Style& style) {
     }
     if (any) table.add_row(cells);
   };
-  std::set<std::string> shown(kShownThroughDerived);
+  std::set<std::string> in_rows(kShownThroughDerived);
   for (const auto& row : kRows) {
     add(row.label, row.source, row.key);
-    if (row.source == Source::raw) shown.insert(row.key);
+    if (row.source == Source::raw) in_rows.insert(row.key);
   }
   // Metrics asked for by name that the curated rows do not cover.
   std::set<std::string> extra;
   for (const auto& c : columns)
     for (const auto& [name, value] : c.kernel->metrics)
-      if (!shown.count(name)) extra.insert(name);
+      if (!in_rows.count(name)) extra.insert(name);
   for (const auto& name : extra) {
     const auto* traits = metrics::find(name);
-    add(traits ? traits->short_name : name, Source::raw, name);
+    add(shown(traits ? traits->short_name : name, style), Source::raw, name);
   }
 
   const auto& c = described->counters;
   std::string out = fmt::format(
       "counters: {} set, {} replay pass{} per kernel, collected in {} ({} replay; {})\n",
-      c.metric_set, c.passes, c.passes == 1 ? "" : "es", fmtx::seconds(c.collection_seconds),
-      c.replay, c.cache_control);
+      shown(c.metric_set, style), c.passes, c.passes == 1 ? "" : "es",
+      fmtx::seconds(c.collection_seconds), shown(c.replay, style), shown(c.cache_control, style));
   return out + render_table(table, style);
 }
 
@@ -275,13 +283,13 @@ std::string counters_table(const Report& r, const Style& style) {
 std::string render_text(const Report& r, const Style& style) {
   std::string out = header(r, style) + "\n" + timing_table(r, style);
   if (const std::string kernels = kernels_table(r, style); !kernels.empty()) out += "\n" + kernels;
-  const std::string failures = check_failures(r);
+  const std::string failures = check_failures(r, style);
   if (!failures.empty()) out += "\n" + failures;
   const std::string timelines = render_timelines(r, style);
   if (!timelines.empty()) out += "\n" + timelines;
   const std::string counters = counters_table(r, style);
   if (!counters.empty()) out += "\n" + counters;
-  for (const auto& w : r.warnings) out += "warning: " + w + "\n";
+  for (const auto& w : r.warnings) out += "warning: " + shown(w, style) + "\n";
   return out;
 }
 

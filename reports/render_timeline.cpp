@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/table.hpp"
 
@@ -114,7 +115,7 @@ std::string figures_table(const Report& r, const Style& style) {
   bool unified_memory = false;
   for (const auto& v : r.variants)
     if (v.timeline) {
-      head.push_back(v.name);
+      head.push_back(shown(v.name, style));
       columns.push_back(&*v.timeline);
       unified_memory = unified_memory || shows_unified_memory(*v.timeline);
     }
@@ -133,19 +134,20 @@ std::string rates_table(const Report& r, const Style& style) {
   for (const auto& v : r.variants) {
     if (!v.timeline) continue;
     for (const auto& rate : v.timeline->summary.rates)
-      table.add_row({v.name, rate.direction, rate.host_memory,
-                     fmtx::bytes(static_cast<double>(rate.bytes)), fmtx::count(rate.count),
-                     fmtx::seconds(rate.busy_seconds),
+      table.add_row({shown(v.name, style), shown(rate.direction, style),
+                     shown(rate.host_memory, style), fmtx::bytes(static_cast<double>(rate.bytes)),
+                     fmtx::count(rate.count), fmtx::seconds(rate.busy_seconds),
                      rate.bandwidth > 0 ? fmtx::bandwidth(rate.bandwidth) : "-"});
   }
   return table.empty() ? "" : render(table, style);
 }
 
-std::string notes(const Report& r) {
+std::string notes(const Report& r, const Style& style) {
   std::string out;
   for (const auto& v : r.variants)
     if (v.timeline && !v.timeline->unified_memory.note.empty())
-      out += fmt::format("timeline: {}: {}\n", v.name, v.timeline->unified_memory.note);
+      out += fmt::format("timeline: {}: {}\n", shown(v.name, style),
+                         shown(v.timeline->unified_memory.note, style));
   return out;
 }
 
@@ -212,10 +214,10 @@ std::string render_timelines(const Report& r, const Style& style) {
     out += fmt::format(
         "{} ({} from first to last activity; K kernel, > to device, < to host, "
         "m migration, = other, . idle)\n",
-        v.name, fmtx::seconds(v.timeline->summary.span_seconds));
+        shown(v.name, style), fmtx::seconds(v.timeline->summary.span_seconds));
     out += timeline_chart(*v.timeline, kChartWidth);
   }
-  return out + notes(r);
+  return out + notes(r, style);
 }
 
 }  // namespace gpulab::report

@@ -88,6 +88,13 @@ json variant_json(const Variant& v) {
 
 // ---- reading ---------------------------------------------------------------------------------
 
+// nlohmann's message without its "[json.exception.out_of_range.406] " prefix.
+std::string json_problem(const json::exception& e) {
+  const std::string what = e.what();
+  const auto end = what.rfind("] ", what.find(' '));
+  return end == std::string::npos ? what : what.substr(end + 2);
+}
+
 WorkModel read_work(const Reader& w) {
   return {w.num_or("bytes_read", 0), w.num_or("bytes_written", 0), w.num_or("flops", 0)};
 }
@@ -300,11 +307,15 @@ Report load_report(const std::string& path) {
   } catch (const json::parse_error& e) {
     throw UsageError("'" + path + "' is not valid JSON (byte " + std::to_string(e.byte) +
                      "): the file is truncated or malformed");
+  } catch (const json::exception& e) {  // e.g. a number too large for a double
+    throw UsageError("'" + path + "' is not valid JSON: " + json_problem(e));
   }
   try {
     return from_json(doc);
   } catch (const UsageError& e) {
     throw UsageError("'" + path + "': " + e.what());
+  } catch (const json::exception& e) {  // a value the checks above let through: still bad input
+    throw UsageError("'" + path + "': malformed report: " + json_problem(e));
   }
 }
 

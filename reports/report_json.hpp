@@ -17,7 +17,8 @@ nlohmann::json to_json(const DeviceInfo& device);
 // a number". Optional fields may be absent; metrics that are null are "not measured".
 Report from_json(const nlohmann::json& json);
 
-// from_json on a file; errors name the file. Rejects truncated or malformed JSON.
+// from_json on a file; errors name the file. Rejects truncated or malformed JSON, numbers out
+// of range and files over 64 MiB (kMaxInputBytes), all as UsageError (exit 2).
 Report load_report(const std::string& path);
 
 // Serializes (2-space indent) and writes atomically.

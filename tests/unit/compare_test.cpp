@@ -195,7 +195,7 @@ TEST(Compare, MarkdownAndJsonShapes) {
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("| variant | A median |"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("|---|---:|"), std::string::npos);
-  EXPECT_NE(r.out.find("### naive: transpose_naive"), std::string::npos);
+  EXPECT_NE(r.out.find("### naive: transpose\\_naive"), std::string::npos) << "Markdown-escaped";
   r = run_cli({"compare", kA, kB, "--format", "json"});
   ASSERT_EQ(r.code, 0);
   const auto json = nlohmann::json::parse(r.out);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
+#include "app/interrupt.hpp"
 #include "app/line_reader.hpp"
 #include "app/shell.hpp"
 #include "reports/errors.hpp"
@@ -64,16 +66,16 @@ TEST(Shell, ScriptedSessionThroughAPipe) {
       "quit\n"
       "list\n");
   const auto out = sh(kBinary + " shell < " + input + " 2>&1");
-  EXPECT_EQ(out.code, 0) << out.text;
+  EXPECT_EQ(out.code, 2) << "the first failing line's status (run nosuchlab)\n" << out.text;
   for (const char* expected :
-       {"transpose  (global coalescing",                     // list
-        "Shell commands:",                                   // help
-        "repeat = 3",                                        // set
-        "principal: shared-bank-conflicts",                  // diagnose --report
-        "counter ",                                          // last: the report's counters
-        "faster (3.",                                        // compare
-        "gpulab: error: unknown lab 'nosuchlab'",            // an error returns to the prompt
-        "   4  set"})                                        // history
+       {"transpose  (global coalescing",           // list
+        "Shell commands:",                         // help
+        "repeat = 3  (run, diagnose)",             // set
+        "principal: shared-bank-conflicts",        // diagnose --report
+        "counter ",                                // last: the report's counters
+        "faster (3.",                              // compare
+        "gpulab: error: unknown lab 'nosuchlab'",  // an error returns to the prompt
+        "   4  set"})                              // history
     EXPECT_NE(out.text.find(expected), std::string::npos) << expected << "\n" << out.text;
   // Nothing after quit runs: the list output appears once.
   EXPECT_EQ(out.text.find("transpose  (global"), out.text.rfind("transpose  (global"));
@@ -90,11 +92,73 @@ TEST(Shell, SetAndSaveRejectBadInput) {
   const std::string input = write_input(
       "_bad.txt", "set colour red\nset output /nonexistent-folder\nsave\nlast\nsave x.json\n");
   const auto out = sh(kBinary + " shell < " + input + " 2>&1");
-  EXPECT_EQ(out.code, 0);
+  EXPECT_EQ(out.code, 2);
   EXPECT_NE(out.text.find("set: unknown key 'colour'"), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("is not a folder"), std::string::npos);
   EXPECT_NE(out.text.find("save takes one file name"), std::string::npos);
   EXPECT_NE(out.text.find("no report yet"), std::string::npos);
+}
+
+TEST(Shell, ScriptStatusIsTheFirstFailingLine) {
+  EXPECT_EQ(sh("printf 'list\\nhelp list\\n' | " + kBinary + " shell >/dev/null 2>&1").code, 0);
+  const auto out =
+      sh("printf 'list\\ncompare /nonexistent.json\\nlist\\n' | " + kBinary + " shell 2>&1");
+  EXPECT_EQ(out.code, 2) << out.text;
+  EXPECT_NE(out.text.rfind("transpose  (global"), out.text.find("transpose  (global"))
+      << "the lines after the failure still run";
+}
+
+TEST(Shell, SetValidatesLikeTheCommandLineAndAppliesWhereAccepted) {
+  const std::string input =
+      write_input("_set.txt",
+                  "set repeat 0\nset format bogus\nset size abc\nset metrics nosuchset\nset\n"
+                  "set format markdown\nset\nlist\ncompare " +
+                      kFixture + " " + kFixture4096 + "\n");
+  const auto out = sh(kBinary + " shell < " + input + " 2>&1");
+  EXPECT_EQ(out.code, 2) << out.text;
+  for (const char* expected :
+       {"set repeat 0: --repeat: Value 0 not in range", "set format bogus: --format: bogus not in",
+        "set size abc: Could not convert: --size = abc", "nosuchset",
+        "no session defaults",  // none of the bad values was kept
+        "format = markdown  (run, diagnose, compare)",
+        "transpose  (global coalescing",  // list: text, its default
+        "| variant | A median |"})        // compare: Markdown
+    EXPECT_NE(out.text.find(expected), std::string::npos) << expected << "\n" << out.text;
+  EXPECT_EQ(out.text.find("--format: markdown not in"), std::string::npos) << out.text;
+}
+
+TEST(Shell, SaveTalksOnStderrAndHelpNamesUnknownCommands) {
+  const std::string saved = ::testing::TempDir() + "/gpulab_shell_saved.json";
+  const auto out = sh("printf 'diagnose --report " + kFixture + " --format csv\\nsave " + saved +
+                      "\\n' | " + kBinary + " shell 2>/dev/null");
+  EXPECT_EQ(out.code, 0) << out.text;
+  EXPECT_EQ(out.text.find("saved"), std::string::npos) << "stdout holds only the CSV:\n"
+                                                       << out.text;
+  std::remove(saved.c_str());
+
+  const auto help = sh("printf 'help nosuch\\n' | " + kBinary + " shell 2>&1");
+  EXPECT_EQ(help.code, 2);
+  EXPECT_NE(help.text.find("help: unknown command 'nosuch'"), std::string::npos) << help.text;
+  EXPECT_EQ(help.text.find("Shell commands:"), std::string::npos) << help.text;
+  const auto help_save = sh("printf 'help save\\n' | " + kBinary + " shell 2>&1");
+  EXPECT_NE(help_save.text.find("save FILE"), std::string::npos) << help_save.text;
+}
+
+TEST(Interrupt, CtrlCRaisesAFlagThatTheNextSafePointTakes) {
+  {
+    InterruptScope scope;
+    std::raise(SIGINT);  // would end the test process without the scope
+    EXPECT_TRUE(interrupt_pending());
+    try {
+      stop_if_interrupted();
+      ADD_FAILURE() << "no Interrupted at the safe point";
+    } catch (const Interrupted& e) {
+      EXPECT_EQ(e.code(), ExitCode::interrupted);
+    }
+    EXPECT_FALSE(interrupt_pending()) << "taken";
+    EXPECT_NO_THROW(stop_if_interrupted());
+  }
+  EXPECT_FALSE(interrupt_pending());
 }
 
 TEST(Shell, SplitWords) {
@@ -131,6 +195,50 @@ TEST(Shell, PromptAndTabCompletionUnderATerminal) {
   EXPECT_NE(out.text.find("gpulab> "), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos)
       << "li<TAB> ran list:\n" << out.text;
+}
+
+TEST(Shell, CtrlCClearsTheLineAndTheShellGoesOn) {
+  if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  // "lis", then Ctrl-C (the terminal turns it into SIGINT), then a whole command and quit.
+  const auto out = sh("(sleep 1; printf 'lis\\003'; sleep 1; printf 'list\\nquit\\n') | HOME=" +
+                      ::testing::TempDir() + " script -qec '" + kBinary + " shell' /dev/null 2>&1");
+  EXPECT_EQ(out.code, 0) << "the shell survived Ctrl-C:\n" << out.text;
+  EXPECT_NE(out.text.find("global coalescing"), std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find("unknown"), std::string::npos) << "'lis' was discarded:\n" << out.text;
+}
+
+TEST(Shell, HistoryPersistsInLibeditsFormatAndIsRecalled) {
+  if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no history";
+  const std::string state = ::testing::TempDir() + "/gpulab_state_" + std::to_string(::getpid());
+  const std::string env = "XDG_STATE_HOME=" + state + " TERM=xterm ";
+  sh("printf 'list\\nquit\\n' | " + env + "script -qec '" + kBinary + " shell' /dev/null");
+  std::ifstream file(state + "/gpulab/history");
+  std::string first;
+  std::getline(file, first);
+  EXPECT_EQ(first, "_HiStOrY_V2_") << "libedit's own format, which read_history loads";
+  // A new session: Ctrl-P twice (back past `quit`) and Enter run the last session's `list`.
+  const auto out = sh("(sleep 1; printf '\\020\\020\\n'; sleep 1; printf 'quit\\n') | " + env +
+                      "script -qec '" + kBinary + " shell' /dev/null 2>&1");
+  EXPECT_NE(out.text.find("global coalescing"), std::string::npos) << out.text;
+}
+
+TEST(Shell, HistoryFileIsBounded) {
+  if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no history";
+  const std::string path = ::testing::TempDir() + "/gpulab_bounded_history";
+  std::remove(path.c_str());
+  std::istringstream none;
+  {
+    auto reader = make_line_reader(none, true, path);
+    for (int i = 0; i < kHistoryLines + 50; ++i) reader->remember("list " + std::to_string(i));
+  }
+  std::ifstream file(path);
+  int lines = 0;
+  std::string line, last;
+  while (std::getline(file, line)) ++lines, last = line;
+  EXPECT_EQ(lines, kHistoryLines + 1) << "the format's header line, then the newest lines";
+  EXPECT_EQ(last, "list\\040" + std::to_string(kHistoryLines + 49)) << "spaces encoded by libedit";
+  std::remove(path.c_str());
 }
 
 TEST(Colors, OnlyOnATerminalAndNeverWithNoColor) {

@@ -1,0 +1,179 @@
+// Reports are files anyone can write. A report whose strings carry terminal control sequences,
+// HTML or enormous names must print harmlessly in every text form (text, Markdown, CSV,
+// compare); a report that is malformed in any way, or endless, is a one-line exit-2 error.
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/atomic_file.hpp"
+#include "reports/errors.hpp"
+#include "reports/escape.hpp"
+#include "reports/render_csv.hpp"
+#include "reports/render_text.hpp"
+#include "reports/report_json.hpp"
+#include "unit/run_cli.hpp"
+
+namespace gpulab::report {
+namespace {
+
+using test::run_cli;
+
+const std::string kFixture = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/gpulab_untrusted_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// ESC [31m (color), OSC 0 (window title, BEL-terminated), CSI as the C1 byte U+009B, a
+// carriage return that would overwrite the line, a right-to-left override, and HTML.
+const std::string kHostile =
+    "red\x1b[31m\x1b]0;owned\x07\xc2\x9b"
+    "2J\rfake\xe2\x80\xae<script>alert(1)</script>*x*";
+const std::string kLong(20000, 'k');
+
+// The fixture, with hostile strings wherever a report carries text.
+std::string hostile_report() {
+  auto doc = nlohmann::json::parse(read_file(kFixture));
+  doc["lab"]["name"] = kHostile;
+  doc["lab"]["summary"] = kHostile;
+  doc["device"]["name"] = kHostile;
+  doc["warnings"] = {kHostile};
+  for (auto& v : doc["variants"]) {
+    v["name"] = v["name"].get<std::string>() + kHostile;
+    v["check"]["message"] = kHostile;
+    v["counters"]["note"] = kHostile;
+    for (auto& k : v["kernels"]) {
+      k["name"] = k["name"].get<std::string>() + kHostile + kLong;
+      k["function"] = kHostile;
+      k["metrics"][kHostile] = 1.0;
+    }
+  }
+  doc["variants"][1]["check"]["status"] = "failed";
+  return doc.dump();
+}
+
+// No raw control character but the newline that ends lines: no C0, DEL, C1 or bidi override.
+void expect_no_controls(const std::string& text, const std::string& what) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    ASSERT_FALSE((c < 0x20 && c != '\n') || c == 0x7F)
+        << what << ": byte " << int(c) << " at " << i;
+    if (c == 0xC2 && i + 1 < text.size()) {
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      ASSERT_FALSE(next >= 0x80 && next <= 0x9F) << what << ": a C1 control at " << i;
+    }
+    ASSERT_NE(text.compare(i, 3, "\xe2\x80\xae"), 0) << what << ": a bidi override at " << i;
+  }
+}
+
+TEST(Escape, TerminalSafe) {
+  EXPECT_EQ(terminal_safe("a\x1b[31mb"), "a\\x1b[31mb");
+  EXPECT_EQ(terminal_safe("tab\there\nand\x7f"), "tab\\x09here\\x0aand\\x7f");
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "2J"),
+            "\\u009b2J");
+  EXPECT_EQ(terminal_safe("\xe2\x80\xae"), "\\u202e");
+  EXPECT_EQ(terminal_safe("\xff\xc3"), "\\xff\\xc3") << "bytes that are not UTF-8";
+  EXPECT_EQ(terminal_safe("148 µs · a → b"), "148 µs · a → b") << "text is kept";
+}
+
+TEST(Escape, MarkdownSafe) {
+  EXPECT_EQ(markdown_safe("<script>&"), "&lt;script&gt;&amp;");
+  EXPECT_EQ(markdown_safe("a_b*c*[d](e)`f`#"), "a\\_b\\*c\\*\\[d\\](e)\\`f\\`\\#");
+  EXPECT_EQ(markdown_safe("\x1b[1m"), "\\\\x1b\\[1m") << "terminal-safe first";
+  EXPECT_EQ(markdown_code_block("a ``` b"), "````\na ``` b\n````\n") << "the fence outgrows it";
+  EXPECT_EQ(shown("<b>", Style{}), "<b>");
+  EXPECT_EQ(shown("<b>", Style{TableStyle::markdown, false}), "&lt;b&gt;");
+}
+
+TEST(UntrustedReport, EveryTextFormEscapesControlsAndMarkup) {
+  const std::string path = write("hostile.json", hostile_report());
+  const Report r = load_report(path);
+  expect_no_controls(render_text(r), "render_text");
+  expect_no_controls(report_csv(r), "report_csv");
+
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"diagnose", "--report", path},
+        {"diagnose", "--report", path, "--format", "markdown"},
+        {"diagnose", "--report", path, "--format", "csv"},
+        {"compare", path, path},
+        {"compare", path, path, "--format", "markdown"},
+        {"compare", path, path, "--format", "csv"},
+        {"compare", path, kFixture},
+        {"compare", path, path, kFixture}}) {
+    std::string what;
+    for (const auto& a : args) what += a + " ";
+    const auto out = run_cli(args);
+    // diagnose exits 4: the report carries a failed check (to print its message).
+    EXPECT_EQ(out.code, args[0] == "diagnose" ? 4 : 0) << what << out.err;
+    expect_no_controls(out.out, what + "(stdout)");
+    expect_no_controls(out.err, what + "(stderr)");
+    if (args.back() == "markdown") EXPECT_EQ(out.out.find("<script>"), std::string::npos) << what;
+  }
+  const auto markdown = run_cli({"compare", path, path, "--format", "markdown"});
+  EXPECT_NE(markdown.out.find("&lt;script&gt;alert(1)&lt;/script&gt;\\*x\\*"), std::string::npos)
+      << markdown.out.substr(0, 2000);
+  const auto diagnosis = run_cli({"diagnose", "--report", path, "--format", "markdown"});
+  EXPECT_NE(diagnosis.out.find("### red\\\\x1b\\[31m"), std::string::npos)
+      << "the heading is escaped: " << diagnosis.out.substr(0, 600);
+  EXPECT_NE(diagnosis.out.find(kLong), std::string::npos) << "a long name prints whole";
+  std::remove(path.c_str());
+}
+
+TEST(UntrustedReport, ErrorsQuotingReportTextAreEscapedToo) {
+  auto doc = nlohmann::json::parse(read_file(kFixture));
+  doc["variants"][0]["role"] = "\x1b]0;owned\x07";
+  const std::string path = write("bad_role.json", doc.dump());
+  const auto r = run_cli({"diagnose", "--report", path});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("variants[0].role: '\\x1b]0;owned\\x07' is not one of"), std::string::npos)
+      << r.err;
+  expect_no_controls(r.err, "stderr");
+  std::remove(path.c_str());
+}
+
+// A malformed report: exit 2, one line naming the file and the problem, never "internal error".
+void expect_malformed(const std::string& path, const std::string& problem) {
+  const auto r = run_cli({"diagnose", "--report", path});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(problem), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(UntrustedReport, ANumberTooLargeForADoubleIsMalformedInput) {
+  std::string text = read_file(kFixture);
+  const auto at = text.find("\"median\":");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + 9, " 1e999, \"ignored\":");
+  const std::string path = write("overflow.json", text);
+  expect_malformed(path, "number overflow");
+  std::remove(path.c_str());
+}
+
+TEST(UntrustedReport, AnEndlessInputFailsAtTheSizeBound) {
+  expect_malformed("/dev/zero", "more than 64 MiB");
+  const std::string path = write("small.json", std::string(4096, ' '));
+  try {
+    read_file(path, 1024);
+    ADD_FAILURE() << "no error over the bound";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(path, 4096).size(), 4096u) << "up to the bound is fine";
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace gpulab::report
