@@ -22,6 +22,7 @@ struct CommandLine {
   DiagnoseOptions diagnose;
   SelftestOptions selftest;
   CompleteOptions complete;
+  ReportOptions report;
   CLI::App* list_cmd;
   CLI::App* info_cmd;
   CLI::App* run_cmd;
@@ -30,6 +31,7 @@ struct CommandLine {
   CLI::App* selftest_cmd;
   CLI::App* shell_cmd;
   CLI::App* complete_cmd;
+  CLI::App* report_cmd;
 };
 
 }  // namespace gpulab::app

@@ -100,4 +100,12 @@ struct CompareOptions {
 CLI::App* add_compare(CLI::App& root, CompareOptions& options);
 int run_compare(const CompareOptions& options, Io& io);
 
+struct ReportOptions {
+  std::vector<std::string> files;
+  std::string html_path;
+  std::string trace_path;
+};
+CLI::App* add_report(CLI::App& root, ReportOptions& options);
+int run_report(const ReportOptions& options, const std::vector<std::string>& argv, Io& io);
+
 }  // namespace gpulab::app

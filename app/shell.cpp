@@ -12,7 +12,6 @@
 #include "app/command_line.hpp"
 #include "app/interrupt.hpp"
 #include "app/line_reader.hpp"
-#include "cupti/metric_catalogue.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"

@@ -1,0 +1,69 @@
+// `gpulab report`: saved reports as one self-contained HTML page, or a traced report's
+// timelines as a Chrome trace-event file for Perfetto. No GPU needed.
+#include <fmt/format.h>
+
+#include "app/commands.hpp"
+#include "app/version.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/errors.hpp"
+#include "reports/render_html.hpp"
+#include "reports/report_json.hpp"
+#include "reports/trace_events.hpp"
+
+namespace gpulab::app {
+namespace {
+
+bool diagnosed(const report::Report& r) {
+  for (const auto& v : r.variants) {
+    if (v.timeline && v.timeline->diagnosis) return true;
+    for (const auto& k : v.kernels)
+      if (k.diagnosis) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+CLI::App* add_report(CLI::App& root, ReportOptions& options) {
+  auto* cmd = root.add_subcommand(
+      "report", "Render saved reports as one HTML page (-o), or a timeline for Perfetto (--trace)");
+  cmd->add_option("reports", options.files, "Report files written by gpulab run --json")
+      ->required();
+  cmd->add_option("-o,--html", options.html_path, "Write the HTML page here");
+  cmd->add_option("--trace", options.trace_path,
+                  "Write the report's timelines here as Chrome trace-event JSON (one report)");
+  return cmd;
+}
+
+int run_report(const ReportOptions& options, const std::vector<std::string>& argv, Io& io) {
+  if (options.html_path.empty() && options.trace_path.empty())
+    throw UsageError("report needs -o FILE.html, --trace FILE.json, or both");
+  if (!options.trace_path.empty() && options.files.size() != 1)
+    throw UsageError(fmt::format("--trace takes one report ({} given): each report's timelines "
+                                 "have their own time origin",
+                                 options.files.size()));
+  for (const auto& path : {options.html_path, options.trace_path})
+    if (!path.empty()) check_writable(path);
+
+  std::vector<report::Report> reports;
+  for (const auto& f : options.files) {
+    reports.push_back(report::load_report(f));
+    // The page shows every kernel's decision path: walk the tree where the report has none.
+    if (!diagnosed(reports.back())) diagnose_into(reports.back(), report::Thresholds());
+  }
+  if (!options.trace_path.empty()) {
+    write_file_atomically(options.trace_path, report::trace_events(reports[0]).dump(1) + "\n");
+    io.err << fmt::format("wrote {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+                          options.trace_path);
+  }
+  if (!options.html_path.empty()) {
+    report::HtmlPage page;
+    page.argv = argv;
+    page.generator = fmt::format("gpulab {} ({})", kVersion, kGitSha);
+    write_file_atomically(options.html_path, report::render_html(reports, page));
+    io.err << fmt::format("wrote {}\n", options.html_path);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+}  // namespace gpulab::app

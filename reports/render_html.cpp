@@ -1,0 +1,461 @@
+#include "reports/render_html.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/diagnosis.hpp"
+#include "reports/format.hpp"
+#include "reports/html_text.hpp"
+#include "reports/kernel_name.hpp"
+#include "reports/metric_catalogue.hpp"
+#include "reports/roofline.hpp"
+#include "reports/svg_chart.hpp"
+
+namespace gpulab::report {
+namespace {
+
+using svg::Axis;
+
+// System fonts only: the page must render the same with no network.
+constexpr const char* kStyle = R"(
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1f24;
+       max-width: 1100px; margin: 2em auto; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { border-bottom: 2px solid #d0d7de;
+     padding-bottom: .2em; margin-top: 2em; } h3 { margin-top: 1.4em; }
+code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
+              font-size: .92em; }
+table { border-collapse: collapse; margin: .6em 0; } th, td { padding: .25em .7em;
+        border-bottom: 1px solid #e3e7eb; text-align: left; vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+dl.meta { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; }
+dl.meta dt { color: #57606a; } dl.meta dd { margin: 0; }
+.passed { color: #1a7f37; } .failed { color: #cf222e; } .skipped { color: #9a6700; }
+.high { color: #cf222e; } .medium { color: #9a6700; } .low { color: #57606a; }
+details { margin: .6em 0; border: 1px solid #d0d7de; border-radius: 6px; padding: .4em .8em; }
+summary { cursor: pointer; font-weight: 600; }
+ol.path { list-style: none; padding-left: 0; } ol.path li { margin: .3em 0; }
+ol.path .answer { font-weight: 600; } ol.path .evidence { color: #57606a; }
+svg { max-width: 100%; height: auto; } svg text { font: 11px system-ui, sans-serif; fill: #1b1f24; }
+svg .axis { stroke: #57606a; stroke-width: 1; } svg .grid { stroke: #e3e7eb; stroke-width: 1; }
+svg .bar { fill: #0969da; } svg .bar.baseline { fill: #8c959f; } svg .bar.reference { fill: #8250df; }
+svg .roof { stroke: #cf222e; stroke-width: 2; fill: none; }
+svg .roof.compute { stroke: #1a7f37; } svg .point { fill: #0969da; stroke: #fff; }
+svg .point.model { fill: #fff; stroke: #0969da; stroke-width: 2; }
+svg .kernel { fill: #0969da; } svg .copy { fill: #bf8700; } svg .memset { fill: #8c959f; }
+svg .migration { fill: #cf222e; } svg .small { font-size: 10px; fill: #57606a; }
+@media print { details { break-inside: avoid; } details:not([open]) > *:not(summary) { display: block; } }
+)";
+
+std::string esc(const std::string& s) { return escape_html(s); }
+
+// Roofline axis labels: "100 GFLOP/s", "10 TFLOP/s".
+std::string flops_text(double f) {
+  const char* units[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (f >= 1000 && i < 6) f /= 1000, ++i;
+  return fmtx::number(f) + " " + units[i] + "FLOP/s";
+}
+
+std::string anchor(const std::string& s) {
+  std::string out;
+  for (const char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return out;
+}
+
+std::string page_head(const HtmlPage& page) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", esc(page.title),
+                     kStyle);
+  out += fmt::format("<header>\n<h1>{}</h1>\n<dl class=\"meta\">\n", esc(page.title));
+  if (!page.generator.empty())
+    out += fmt::format("<dt>made by</dt><dd>{}</dd>\n", esc(page.generator));
+  if (!page.argv.empty()) {
+    std::string cmd;
+    for (const auto& a : page.argv) cmd += (cmd.empty() ? "" : " ") + a;
+    out += fmt::format("<dt>command</dt><dd><code>{}</code></dd>\n", esc(cmd));
+  }
+  return out;
+}
+
+std::string page_tail() { return "</body>\n</html>\n"; }
+
+std::string device_meta(const Report& r) {
+  const auto& d = r.device;
+  std::string out = fmt::format("<dt>device</dt><dd>{} ({}{}, {} SMs, {} memory, L2 {})</dd>\n",
+                                esc(d.name), d.chip.empty() ? "" : esc(d.chip) + ", ",
+                                fmt::format("sm_{}{}", d.cc_major, d.cc_minor), d.sm_count,
+                                fmtx::bytes(double(d.global_memory_bytes)),
+                                fmtx::bytes(double(d.l2_bytes)));
+  out += fmt::format("<dt>roofs</dt><dd>copy {} measured ({} theoretical); FP32 {}</dd>\n",
+                     fmtx::bandwidth(d.roofs.copy_bandwidth),
+                     fmtx::bandwidth(d.roofs.theoretical_bandwidth),
+                     fp32_peak_flops(d) > 0
+                         ? fmtx::number(fp32_peak_flops(d) / 1e12) + " TFLOP/s peak"
+                         : std::string("unknown"));
+  out += fmt::format("<dt>recorded</dt><dd>{} by {} {} ({})</dd>\n", esc(r.created_utc),
+                     esc(r.tool.name), esc(r.tool.version), esc(r.tool.git_sha));
+  std::string cmd;
+  for (const auto& a : r.argv) cmd += (cmd.empty() ? "" : " ") + a;
+  if (!cmd.empty()) out += fmt::format("<dt>run as</dt><dd><code>{}</code></dd>\n", esc(cmd));
+  return out;
+}
+
+const char* role_class(Role role) {
+  switch (role) {
+    case Role::baseline: return "bar baseline";
+    case Role::reference: return "bar reference";
+    case Role::optimized: return "bar";
+  }
+  return "bar";
+}
+
+// Median times as horizontal bars, in report order (each lab lists its baseline first).
+std::string time_bars(const Report& r) {
+  std::vector<const Variant*> shown;
+  double longest = 0;
+  for (const auto& v : r.variants)
+    if (v.status == VariantStatus::ok && v.timing.median > 0) {
+      shown.push_back(&v);
+      longest = std::max(longest, v.timing.median);
+    }
+  if (shown.empty()) return "<p>No variant was timed.</p>\n";
+  const double label_w = 170, bar_w = 520, row_h = 26, width = label_w + bar_w + 260;
+  const double height = row_h * shown.size() + 30;
+  std::string out = "<figure class=\"bars\">\n" + svg::open(width, height, "median time per variant");
+  const Axis x{0, longest, label_w, label_w + bar_w, false};
+  for (const double t : x.ticks()) {
+    out += svg::line(x.map(t), 4, x.map(t), height - 22, "grid");
+    out += svg::text(x.map(t), height - 8, fmtx::seconds(t), "small", "middle");
+  }
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const auto& v = *shown[i];
+    const double y = 6 + i * row_h;
+    std::string note = fmtx::seconds(v.timing.median);
+    if (v.speedup > 0 && v.role != Role::baseline) note += "  ×" + fmtx::number(v.speedup);
+    if (v.roof_fraction > 0) note += "  " + fmtx::percent(v.roof_fraction) + " of copy roof";
+    out += svg::text(label_w - 8, y + 15, v.name, "", "end");
+    out += svg::rect(label_w, y, x.map(v.timing.median) - label_w, row_h - 8, role_class(v.role),
+                     fmt::format("{}: {}", v.name, note));
+    out += svg::text(x.map(v.timing.median) + 6, y + 15, note, "small");
+  }
+  out += svg::close() + "<figcaption>Median time of each variant (gray: baseline, purple: "
+                        "library reference); speedup over the nearest baseline before it, and "
+                        "effective bandwidth as a share of the measured copy roof.</figcaption>\n"
+                        "</figure>\n";
+  return out;
+}
+
+std::string checks_table(const Report& r) {
+  std::string out =
+      "<table class=\"checks\">\n<tr><th>variant</th><th>role</th><th>check</th>"
+      "<th class=\"num\">max rel. error</th><th class=\"num\">median</th><th class=\"num\">speedup"
+      "</th><th class=\"num\">% of copy roof</th></tr>\n";
+  for (const auto& v : r.variants) {
+    const char* status = to_string(v.check.status);
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td class=\"{}\">{}{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        esc(v.name), to_string(v.role), status, status,
+        v.check.message.empty() ? "" : ": " + esc(v.check.message),
+        v.check.status == CheckStatus::skipped ? "" : fmtx::number(v.check.max_rel_error),
+        v.timing.median > 0 ? fmtx::seconds(v.timing.median) : std::string("—"),
+        v.speedup > 0 ? fmtx::ratio(v.speedup) : std::string("—"),
+        v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : std::string("—"));
+  }
+  return out + "</table>\n";
+}
+
+// Log-log: FLOP per DRAM byte against FLOP/s, under the copy roof's slope and the FP32 ceiling.
+std::string roofline(const Report& r) {
+  const auto points = roofline_points(r);
+  const double copy = r.device.roofs.copy_bandwidth;
+  const double peak = fp32_peak_flops(r.device);
+  if (points.empty() || copy <= 0) return "";
+  double xmin = points[0].intensity, xmax = xmin, ymin = points[0].attained, ymax = ymin;
+  for (const auto& p : points) {
+    xmin = std::min(xmin, p.intensity), xmax = std::max(xmax, p.intensity);
+    ymin = std::min(ymin, p.attained), ymax = std::max(ymax, p.attained);
+  }
+  if (peak > 0) {
+    xmax = std::max(xmax, 4 * peak / copy);  // the ridge and some of the flat roof
+    ymax = std::max(ymax, peak);
+  }
+  const double left = 100, right = 650, top = 20, bottom = 330;
+  const Axis x = svg::decades(xmin / 2, xmax, left, right);
+  const Axis y = svg::decades(ymin / 2, ymax * 1.5, bottom, top);
+  std::string out = "<figure class=\"roofline\">\n" + svg::open(800, 370, "roofline");
+  for (const double t : x.ticks()) {
+    out += svg::line(x.map(t), top, x.map(t), bottom, "grid");
+    out += svg::text(x.map(t), bottom + 16, fmtx::number(t), "small", "middle");
+  }
+  for (const double t : y.ticks()) {
+    out += svg::line(left, y.map(t), right, y.map(t), "grid");
+    out += svg::text(left - 6, y.map(t) + 4, flops_text(t), "small", "end");
+  }
+  out += svg::line(left, bottom, right, bottom, "axis") + svg::line(left, top, left, bottom, "axis");
+  out += svg::text((left + right) / 2, bottom + 34, "arithmetic intensity (FLOP per DRAM byte)",
+                   "", "middle");
+  out += fmt::format("<text x=\"14\" y=\"{:.1f}\" transform=\"rotate(-90 14 {:.1f})\" "
+                     "text-anchor=\"middle\">attained FLOP/s</text>\n",
+                     (top + bottom) / 2, (top + bottom) / 2);
+  // The memory roof: attained = copy bandwidth × intensity, until the compute ceiling.
+  const double ridge = peak > 0 ? peak / copy : x.hi;
+  const double x_end = std::min(ridge, x.hi);
+  out += fmt::format("<polyline class=\"roof\" points=\"{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
+                     x.map(x.lo), y.map(std::max(copy * x.lo, y.lo)), x.map(x_end),
+                     y.map(copy * x_end));
+  out += svg::text(x.map(x.lo) + 4, y.map(std::max(copy * x.lo, y.lo)) - 6,
+                   "copy roof " + fmtx::bandwidth(copy), "small");
+  if (peak > 0) {
+    out += fmt::format("<polyline class=\"roof compute\" points=\"{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
+                       x.map(ridge), y.map(peak), x.map(x.hi), y.map(peak));
+    out += svg::text(right - 4, y.map(peak) - 6,
+                     "FP32 peak " + fmtx::number(peak / 1e12) + " TFLOP/s", "small", "end");
+  }
+  for (const auto& p : points) {
+    const std::string label = p.kernel.empty() ? p.variant : p.variant + " · " + p.kernel;
+    const std::string tip = fmt::format(
+        "{}: {} FLOP/B{}, {} GFLOP/s", label, fmtx::number(p.intensity),
+        p.measured_bytes ? "" : " (work-model bytes: no counters)", fmtx::number(p.attained / 1e9));
+    out += svg::circle(x.map(p.intensity), y.map(p.attained), 5,
+                       p.measured_bytes ? "point" : "point model", tip, "roofline-point");
+    out += svg::text(x.map(p.intensity) + 8, y.map(p.attained) + 4, p.variant, "small");
+  }
+  out += svg::close() +
+         "<figcaption>Roofline: the lab's FLOP count over the DRAM bytes its kernels moved "
+         "(counters; hollow points use the work model's bytes), against FLOP/s at the median "
+         "time. Red: the measured copy roof; green: the FP32 peak (SMs × FP32 lanes × 2 × "
+         "peak clock).</figcaption>\n</figure>\n";
+  return out;
+}
+
+std::string evidence_html(const std::vector<Evidence>& evidence) {
+  std::string out;
+  for (const auto& e : evidence) {
+    if (!out.empty()) out += ", ";
+    const auto unit = evidence_unit(e.metric);
+    const auto* traits = metrics::find(e.metric);
+    out += fmt::format("<code title=\"{}\">{}</code> = {}", esc(e.metric),
+                       esc(traits ? traits->short_name : e.metric),
+                       e.value ? fmtx::metric(*e.value, unit) : std::string("not measured"));
+    if (!e.threshold.empty())
+      out += fmt::format(" ({} {} <code>{}</code>)", esc(e.relation),
+                         fmtx::metric(e.threshold_value, unit), esc(e.threshold));
+  }
+  return out;
+}
+
+std::string diagnosis_html(const Diagnosis& d) {
+  std::string out = fmt::format("<p>verdict: <strong>{}</strong></p>\n<ol class=\"path\">\n",
+                                esc(d.verdict));
+  for (const auto& s : d.path)
+    out += fmt::format(
+        "<li style=\"margin-left:{}em\"><code>{}</code> {}<br><span class=\"evidence\">{}</span> → "
+        "<span class=\"answer\">{}{}</span></li>\n",
+        1.5 * s.depth, esc(s.node), esc(s.question), evidence_html(s.evidence), esc(s.answer),
+        s.finding.empty() ? "" : ": " + esc(s.finding));
+  out += "</ol>\n";
+  if (d.findings.empty()) return out + "<p>findings: none</p>\n";
+  out += "<ol class=\"findings\">\n";
+  for (const auto& f : d.findings)
+    out += fmt::format(
+        "<li><span class=\"{}\">[{}]</span> <strong>{}</strong> <code>{}</code><br>{}<br>"
+        "<em>What to do:</em> {}<br><span class=\"evidence\">{}</span></li>\n",
+        esc(f.severity), esc(f.severity), esc(f.title), esc(f.id), esc(f.explanation),
+        esc(f.recommendation), evidence_html(f.evidence));
+  return out + "</ol>\n";
+}
+
+std::string kernel_html(const Kernel& k, std::size_t launches) {
+  const auto& a = k.attributes;
+  std::string out = fmt::format(
+      "<h4>{}{}</h4>\n<p class=\"mono\">{}</p>\n<p>grid {} × block {}, {} registers/thread, {} "
+      "local/thread, {} shared, theoretical occupancy {}</p>\n",
+      esc(kernel_heading(k.name, k.function)),
+      launches > 1 ? fmt::format(" ({} launches)", launches) : std::string(),
+      esc(k.function.empty() ? k.name : k.function),
+      a.grid_blocks, a.block_threads, a.registers_per_thread,
+      fmtx::bytes(double(a.local_bytes_per_thread)),
+      fmtx::bytes(double(a.static_shared_bytes + a.dynamic_shared_bytes)),
+      fmtx::percent(a.theoretical_occupancy));
+  if (k.diagnosis) out += diagnosis_html(*k.diagnosis);
+  return out;
+}
+
+// One row per stream (and one for migrations), time along x.
+std::string gantt(const Timeline& t, const std::string& variant) {
+  if (t.activities.empty()) return "";
+  std::vector<std::uint32_t> rows;
+  std::set<std::uint32_t> seen;
+  for (const auto& a : t.activities) {
+    const std::uint32_t row = a.kind == ActivityKind::migration ? 0xFFFFFFFF : a.stream;
+    if (seen.insert(row).second) rows.push_back(row);
+  }
+  std::sort(rows.begin(), rows.end());
+  double span = 0;
+  for (const auto& a : t.activities) span = std::max(span, a.end);
+  const double left = 110, right = 960, row_h = 26, top = 8;
+  const double height = top + row_h * rows.size() + 34;
+  const Axis x{0, span > 0 ? span : 1, left, right, false};
+  std::string out = svg::open(980, height, "timeline of " + variant);
+  for (const double tick : x.ticks()) {
+    out += svg::line(x.map(tick), top, x.map(tick), height - 28, "grid");
+    out += svg::text(x.map(tick), height - 14, fmtx::seconds(tick), "small", "middle");
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    out += svg::text(left - 8, top + i * row_h + 16,
+                     rows[i] == 0xFFFFFFFF ? "unified memory" : fmt::format("stream {}", rows[i]),
+                     "", "end");
+  for (const auto& a : t.activities) {
+    const std::uint32_t row = a.kind == ActivityKind::migration ? 0xFFFFFFFF : a.stream;
+    const auto i = std::find(rows.begin(), rows.end(), row) - rows.begin();
+    std::string tip = fmt::format("{} {}: {} from {}", to_string(a.kind), a.name,
+                                  fmtx::seconds(a.end - a.start), fmtx::seconds(a.start));
+    if (a.kind != ActivityKind::kernel) tip += ", " + fmtx::bytes(double(a.bytes));
+    if (!a.source_memory.empty()) tip += ", " + a.source_memory + "→" + a.destination_memory;
+    if (!a.cause.empty()) tip += ", " + a.cause;
+    out += svg::rect(x.map(a.start), top + i * row_h, x.map(a.end) - x.map(a.start), row_h - 8,
+                     to_string(a.kind), tip);
+  }
+  return out + svg::close();
+}
+
+std::string timeline_html(const Timeline& t, const std::string& variant) {
+  const auto& s = t.summary;
+  std::string out = "<figure class=\"gantt\">\n" + gantt(t, variant);
+  out += fmt::format(
+      "<figcaption>Blue: kernels, amber: copies, gray: memsets, red: unified-memory migrations. "
+      "Span {}, {} kernels; kernels overlapping transfers {} of the span, GPU idle {}, exposed "
+      "transfers {}, on-demand migrations {}.</figcaption>\n</figure>\n",
+      fmtx::seconds(s.span_seconds), s.kernels, fmtx::percent(s.overlap_fraction),
+      fmtx::percent(s.idle_fraction), fmtx::percent(s.exposed_transfer_fraction),
+      fmtx::percent(s.on_demand_fraction));
+  if (t.diagnosis) out += diagnosis_html(*t.diagnosis);
+  return out;
+}
+
+std::string report_section(const Report& r) {
+  std::string out = fmt::format("<section class=\"lab\" id=\"lab-{}\">\n<h2>{}</h2>\n",
+                                anchor(r.lab.name), esc(r.lab.name));
+  if (!r.lab.summary.empty()) out += fmt::format("<p>{}</p>\n", esc(r.lab.summary));
+  out += "<dl class=\"meta\">\n" + device_meta(r);
+  if (!r.params.empty()) {
+    std::string params;
+    for (const auto& [name, value] : r.params)
+      params += fmt::format("{}{} = {}", params.empty() ? "" : ", ", esc(name), value);
+    out += fmt::format("<dt>parameters</dt><dd>{}</dd>\n", params);
+  }
+  out += "</dl>\n<h3>Variants</h3>\n" + time_bars(r) + checks_table(r) + roofline(r);
+  out += "<h3>Kernels</h3>\n";
+  for (const auto& v : r.variants) {
+    if (v.kernels.empty() && !v.timeline) continue;
+    const std::string principal = principal_finding(v);
+    out += fmt::format("<details class=\"variant\" open>\n<summary>{}{}</summary>\n", esc(v.name),
+                       principal.empty() ? "" : " — principal finding: " + esc(principal));
+    if (!v.counters.collected && !v.counters.note.empty())
+      out += fmt::format("<p>counters: {}</p>\n", esc(v.counters.note));
+    if (v.timeline) out += timeline_html(*v.timeline, v.name);
+    // Repeated launches of one function without a diagnosis of their own show once, counted.
+    for (std::size_t i = 0; i < v.kernels.size();) {
+      std::size_t j = i + 1;
+      while (j < v.kernels.size() && !v.kernels[i].diagnosis && !v.kernels[j].diagnosis &&
+             v.kernels[j].name == v.kernels[i].name && v.kernels[j].function == v.kernels[i].function)
+        ++j;
+      out += kernel_html(v.kernels[i], j - i);
+      i = j;
+    }
+    out += "</details>\n";
+  }
+  for (const auto& w : r.warnings) out += fmt::format("<p class=\"skipped\">warning: {}</p>\n", esc(w));
+  return out + "</section>\n";
+}
+
+std::string change_text(const std::optional<double>& a, const std::optional<double>& b,
+                        double change) {
+  if (!a || !b) return "—";
+  return fmt::format("{:+.1f}%", change * 100.0);
+}
+
+}  // namespace
+
+std::string render_html(const std::vector<Report>& reports, const HtmlPage& page) {
+  std::string out = page_head(page);
+  std::string labs;
+  for (const auto& r : reports)
+    labs += fmt::format("{}<a href=\"#lab-{}\">{}</a>", labs.empty() ? "" : ", ",
+                        anchor(r.lab.name), esc(r.lab.name));
+  out += fmt::format("<dt>reports</dt><dd>{}</dd>\n</dl>\n</header>\n", labs);
+  for (const auto& r : reports) out += report_section(r);
+  return out + page_tail();
+}
+
+std::string render_html(const Comparison& c, const HtmlPage& page) {
+  std::string out = page_head(page);
+  out += fmt::format("<dt>before (A)</dt><dd>{}</dd>\n<dt>after (B)</dt><dd>{}</dd>\n</dl>\n"
+                     "</header>\n<section class=\"comparison\">\n<h2>Before and after</h2>\n",
+                     esc(c.label_a), esc(c.label_b));
+  for (const auto& w : c.warnings) out += fmt::format("<p class=\"skipped\">warning: {}</p>\n", esc(w));
+  double longest = 0;
+  for (const auto& v : c.variants) {
+    if (v.time_a) longest = std::max(longest, v.time_a->median);
+    if (v.time_b) longest = std::max(longest, v.time_b->median);
+  }
+  const double label_w = 200, bar_w = 500, row_h = 18;
+  const double height = c.variants.size() * (2 * row_h + 10) + 10;
+  const Axis x{0, longest > 0 ? longest : 1, label_w, label_w + bar_w, false};
+  out += "<figure class=\"bars\">\n" + svg::open(label_w + bar_w + 200, height, "before and after");
+  for (std::size_t i = 0; i < c.variants.size(); ++i) {
+    const auto& v = c.variants[i];
+    const double y = 6 + i * (2 * row_h + 10);
+    const std::string name = v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b;
+    out += svg::text(label_w - 8, y + row_h + 2, v.lab + "/" + name, "", "end");
+    if (v.time_a)
+      out += svg::rect(label_w, y, x.map(v.time_a->median) - label_w, row_h - 3, "bar baseline",
+                       "A: " + fmtx::seconds(v.time_a->median));
+    if (v.time_b)
+      out += svg::rect(label_w, y + row_h, x.map(v.time_b->median) - label_w, row_h - 3, "bar",
+                       "B: " + fmtx::seconds(v.time_b->median));
+    out += svg::text(label_w + bar_w + 8, y + row_h + 2,
+                     fmt::format("{} ({})", to_string(v.verdict),
+                                 v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—"),
+                     "small");
+  }
+  out += svg::close() + "<figcaption>Median times, A (gray) above B (blue); the verdict accounts "
+                        "for each side's noise.</figcaption>\n</figure>\n";
+  for (const auto& v : c.variants) {
+    out += fmt::format("<h3>{}/{}</h3>\n<p>{}: {}; noise band ±{:.1f}%</p>\n", esc(v.lab),
+                       esc(v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b),
+                       to_string(v.verdict),
+                       v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—",
+                       v.noise * 100);
+    for (const auto& k : v.kernels) {
+      out += fmt::format("<table class=\"deltas\">\n<tr><th>{}</th><th class=\"num\">A</th>"
+                         "<th class=\"num\">B</th><th class=\"num\">change</th><th>verdict</th>"
+                         "</tr>\n",
+                         esc(k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b));
+      for (const auto& m : k.metrics)
+        out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                           "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+                           esc(m.label.empty() ? m.name : m.label),
+                           m.a ? fmtx::number(*m.a) : "—", m.b ? fmtx::number(*m.b) : "—",
+                           change_text(m.a, m.b, m.change), to_string(m.verdict));
+      out += "</table>\n";
+    }
+    const auto ids = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& id : v) s += (s.empty() ? "" : ", ") + std::string("<code>") + esc(id) + "</code>";
+      return s.empty() ? std::string("none") : s;
+    };
+    out += fmt::format("<p>findings resolved: {}; introduced: {}; unchanged: {}</p>\n",
+                       ids(v.findings_resolved), ids(v.findings_introduced),
+                       ids(v.findings_unchanged));
+  }
+  return out + "</section>\n" + page_tail();
+}
+
+}  // namespace gpulab::report

@@ -1,0 +1,29 @@
+// One self-contained HTML file for one or more reports, or for a comparison: no script, no
+// network, no external font or image; charts are inline SVG, styles are inline CSS that also
+// prints. Every string taken from a report is escaped (reports/html_text.hpp).
+//
+// Per report: a header (device, measured roofs, tool, argv, when), the variants' times as bars
+// with speedups and the share of the copy roof, the check results, a roofline, every kernel's
+// decision path and findings, and for traced variants the timeline as a Gantt chart per stream
+// with its figures. For a comparison: the before/after times, the counter deltas and the
+// findings resolved and introduced.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reports/compare.hpp"
+#include "reports/report.hpp"
+
+namespace gpulab::report {
+
+struct HtmlPage {
+  std::string title = "gpulab report";
+  std::vector<std::string> argv;  // the command that made the page
+  std::string generator;          // "gpulab 0.1.0 (sha)"
+};
+
+std::string render_html(const std::vector<Report>& reports, const HtmlPage& page);
+std::string render_html(const Comparison& comparison, const HtmlPage& page);
+
+}  // namespace gpulab::report

@@ -1,0 +1,104 @@
+#include "reports/trace_events.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/errors.hpp"
+
+namespace gpulab::report {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr double kMicroseconds = 1e6;
+
+const char* category(ActivityKind kind) {
+  switch (kind) {
+    case ActivityKind::kernel: return "kernel";
+    case ActivityKind::copy: return "copy";
+    case ActivityKind::memset: return "memset";
+    case ActivityKind::migration: return "migration";
+  }
+  return "other";
+}
+
+std::uint32_t thread_of(const Activity& a) {
+  return a.kind == ActivityKind::migration ? kMigrationThread : a.stream;
+}
+
+json args_of(const Activity& a) {
+  json args = json::object();
+  if (a.kind != ActivityKind::migration) args["stream"] = a.stream;
+  if (a.kind != ActivityKind::kernel) args["bytes"] = a.bytes;
+  if (!a.source_memory.empty()) args["source_memory"] = a.source_memory;
+  if (!a.destination_memory.empty()) args["destination_memory"] = a.destination_memory;
+  if (!a.cause.empty()) args["cause"] = a.cause;
+  if (a.records != 1) args["records"] = a.records;
+  return args;
+}
+
+// Names a copy by its direction and memory kinds ("HtoD pinned→device"), so that the rows of a
+// stream read without opening each event.
+std::string event_name(const Activity& a) {
+  if (a.kind == ActivityKind::copy && !a.source_memory.empty())
+    return fmt::format("{} {}→{}", a.name, a.source_memory, a.destination_memory);
+  if (a.kind == ActivityKind::migration && !a.cause.empty())
+    return fmt::format("{} {}", a.name, a.cause);
+  return a.name;
+}
+
+json metadata(const char* what, int pid, std::optional<std::uint32_t> tid, json args) {
+  json m = {{"ph", "M"}, {"name", what}, {"pid", pid}, {"args", std::move(args)}};
+  if (tid) m["tid"] = *tid;
+  return m;
+}
+
+}  // namespace
+
+json trace_events(const Report& report) {
+  json events = json::array();
+  int pid = 0;
+  for (const auto& v : report.variants) {
+    if (!v.timeline) continue;
+    ++pid;
+    const std::string process = fmt::format("GPU {} {} · {}/{}", report.device.index,
+                                            report.device.name, report.lab.name, v.name);
+    events.push_back(metadata("process_name", pid, std::nullopt, {{"name", process}}));
+    events.push_back(metadata("process_sort_index", pid, std::nullopt, {{"sort_index", pid}}));
+    std::set<std::uint32_t> threads;
+    for (const auto& a : v.timeline->activities) {
+      threads.insert(thread_of(a));
+      events.push_back({{"ph", "X"},
+                        {"cat", category(a.kind)},
+                        {"name", event_name(a)},
+                        {"pid", pid},
+                        {"tid", thread_of(a)},
+                        {"ts", a.start * kMicroseconds},
+                        {"dur", (a.end - a.start) * kMicroseconds},
+                        {"args", args_of(a)}});
+    }
+    for (const auto tid : threads) {
+      const std::string name = tid == kMigrationThread ? std::string("unified memory")
+                                                       : fmt::format("stream {}", tid);
+      events.push_back(metadata("thread_name", pid, tid, {{"name", name}}));
+      // Streams in id order, migrations last.
+      events.push_back(metadata("thread_sort_index", pid, tid,
+                                {{"sort_index", tid == kMigrationThread ? 1 << 30 : int(tid)}}));
+    }
+  }
+  if (pid == 0)
+    throw UsageError(fmt::format("the {} report has no timeline: only traced labs (gpulab list "
+                                 "marks them) record one",
+                                 report.lab.name.empty() ? "given" : "'" + report.lab.name + "'"));
+  return {{"traceEvents", std::move(events)},
+          {"displayTimeUnit", "ms"},
+          {"otherData",
+           {{"tool", report.tool.name + " " + report.tool.version},
+            {"git_sha", report.tool.git_sha},
+            {"lab", report.lab.name},
+            {"device", report.device.name},
+            {"created_utc", report.created_utc}}}};
+}
+
+}  // namespace gpulab::report

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The HTML report in a real browser: `gpulab report` renders every lab fixture recorded on the
+H200 (and a hostile report) to one page each, headless Chromium loads each page from disk, and
+the test checks the DOM Chromium built (the sections, one roofline point per variant with FLOPs,
+a Gantt chart per traced variant, no element injected by report strings) and that a screenshot
+of the page is not blank.
+
+usage: html_browser_test.py GPULAB_BINARY FIXTURES_DIR
+Exits 77 (ctest's skip code) only when no Chromium is installed.
+"""
+import glob
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SKIP = 77
+
+
+def browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def chromium(exe, *args):
+    cmd = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--no-first-run", "--hide-scrollbars", *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise AssertionError(f"chromium failed ({done.returncode}): {done.stderr[-500:]}")
+    return done.stdout
+
+
+def png_is_blank(path):
+    """True when the decoded scanlines of a PNG hold almost a single byte value."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    values = {}
+    for b in raw[::7]:
+        values[b] = values.get(b, 0) + 1
+    common = max(values.values())
+    return len(values) < 16 or common > 0.995 * sum(values.values())
+
+
+def expected(report):
+    points = traced = 0
+    for v in report["variants"]:
+        work = v.get("work") or report.get("work", {})
+        if (v.get("status") == "ok" and v.get("check", {}).get("status") != "failed"
+                and work.get("flops", 0) > 0 and v.get("timing", {}).get("median", 0) > 0):
+            points += 1
+        traced += 1 if v.get("timeline") and v["timeline"].get("activities") else 0
+    return points, traced
+
+
+def hostile_report(path, template):
+    with open(template) as f:
+        r = json.load(f)
+    r["lab"]["name"] = "<script>document.title='pwned'</script>"
+    r["variants"][0]["name"] = "<img src=x onerror=alert(1)>"
+    for k in r["variants"][0]["kernels"]:
+        k["name"] = "\"><svg onload=alert(1)>"
+    with open(path, "w") as f:
+        json.dump(r, f)
+
+
+def main():
+    gpulab, fixtures = sys.argv[1], sys.argv[2]
+    exe = browser()
+    if not exe:
+        print("SKIPPED: no chromium installed (apt-get install chromium)")
+        return SKIP
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        reports = sorted(glob.glob(os.path.join(fixtures, "labs", "*.json")))
+        hostile = os.path.join(tmp, "hostile.json")
+        hostile_report(hostile, os.path.join(fixtures, "labs", "transpose.json"))
+        for path in reports + [hostile]:
+            name = os.path.basename(path)[:-5]
+            page = os.path.join(tmp, name + ".html")
+            subprocess.run([gpulab, "report", path, "-o", page], check=True,
+                           capture_output=True)
+            dom = chromium(exe, "--dump-dom", "file://" + page)
+            with open(path) as f:
+                report = json.load(f)
+            points, traced = expected(report)
+            problems = []
+            got_points = dom.count('data-kind="roofline-point"')
+            got_gantts = dom.count('<figure class="gantt">')
+            if dom.count('<section class="lab"') != 1:
+                problems.append("no lab section")
+            if got_points != points:
+                problems.append(f"{got_points} roofline points, expected {points}")
+            if got_gantts != traced:
+                problems.append(f"{got_gantts} Gantt charts, expected {traced}")
+            if "<script" in dom or "<img" in dom or "<svg onload" in dom:
+                problems.append("a report string became markup")
+            shot = os.path.join(tmp, name + ".png")
+            chromium(exe, "--window-size=1200,1600", "--screenshot=" + shot, "file://" + page)
+            if png_is_blank(shot):
+                problems.append("blank screenshot")
+            status = "ok" if not problems else "FAIL " + "; ".join(problems)
+            print(f"{name}: {points} roofline points, {traced} Gantt charts, "
+                  f"{os.path.getsize(page) // 1024} KB page, {os.path.getsize(shot) // 1024} KB "
+                  f"screenshot: {status}")
+            if problems:
+                failures.append(name)
+        all_page = os.path.join(tmp, "all.html")
+        subprocess.run([gpulab, "report", *reports, "-o", all_page], check=True,
+                       capture_output=True)
+        dom = chromium(exe, "--dump-dom", "file://" + all_page)
+        sections = dom.count('<section class="lab"')
+        print(f"all labs on one page: {sections} sections")
+        if sections != len(reports):
+            failures.append("all")
+    print(f"browser check: {'PASS' if not failures else 'FAIL ' + ', '.join(failures)} "
+          f"({len(reports) + 1} pages)")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+// The HTML page and the trace-event file, on the reports recorded on the H200
+// (tests/fixtures/labs) and on a hostile report made here.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "reports/errors.hpp"
+#include "reports/html_text.hpp"
+#include "reports/render_html.hpp"
+#include "reports/report_json.hpp"
+#include "reports/roofline.hpp"
+#include "reports/trace_events.hpp"
+
+namespace gpulab::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> lab_fixtures() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(fs::path(GPULAB_FIXTURES_DIR) / "labs"))
+    if (e.path().extension() == ".json") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(HtmlText, EscapesMarkupAndControlCharacters) {
+  EXPECT_EQ(escape_html("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(escape_html("\x1b[31mred"), "\\x1b[31mred");
+  EXPECT_EQ(escape_html("osc\xc2\x9d" "0;title"), "osc\\u009d0;title");
+  EXPECT_EQ(escape_html("µs → ok\n"), "µs → ok\n");  // other UTF-8 and newlines stay
+}
+
+TEST(Roofline, Fp32PeakOfTheH200) {
+  DeviceInfo d;
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.sm_clock_hz = 1.98e9;
+  EXPECT_DOUBLE_EQ(fp32_peak_flops(d), 2.0 * 132 * 128 * 1.98e9);  // 66.9 TFLOP/s
+  d.cc_major = 6;
+  EXPECT_EQ(fp32_peak_flops(d), 0.0);  // unknown: no ceiling is drawn
+}
+
+TEST(Roofline, MatmulPointsUseMeasuredDramBytes) {
+  const Report r = load_report((fs::path(GPULAB_FIXTURES_DIR) / "labs" / "matmul.json").string());
+  const auto points = roofline_points(r);
+  ASSERT_FALSE(points.empty());
+  for (const auto& p : points) {
+    EXPECT_TRUE(p.measured_bytes) << p.variant;
+    EXPECT_GT(p.intensity, 0) << p.variant;
+    // No variant beats the FP32 peak, and every one does real work.
+    EXPECT_LT(p.attained, fp32_peak_flops(r.device)) << p.variant;
+    EXPECT_GT(p.attained, 1e11) << p.variant;
+  }
+}
+
+TEST(RenderHtml, EveryLabFixtureRendersWithItsSections) {
+  for (const auto& path : lab_fixtures()) {
+    const Report r = load_report(path.string());
+    const std::string html = render_html({r}, HtmlPage{});
+    SCOPED_TRACE(path.filename().string());
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+    EXPECT_NE(html.find("</html>"), std::string::npos);
+    EXPECT_NE(html.find("id=\"lab-"), std::string::npos);
+    EXPECT_EQ(count(html, "<svg"), count(html, "</svg>"));
+    // One roofline point per variant that has FLOPs, none otherwise.
+    EXPECT_EQ(count(html, "data-kind=\"roofline-point\""), roofline_points(r).size());
+    // Self-contained: nothing is fetched.
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("src="), std::string::npos);
+    EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
+    for (const auto& v : r.variants) EXPECT_NE(html.find(escape_html(v.name)), std::string::npos);
+  }
+}
+
+TEST(RenderHtml, TracedVariantsGetAGanttChart) {
+  const Report r = load_report((fs::path(GPULAB_FIXTURES_DIR) / "labs" / "streams.json").string());
+  const std::string html = render_html({r}, HtmlPage{});
+  std::size_t traced = 0, activities = 0;
+  for (const auto& v : r.variants)
+    if (v.timeline) ++traced, activities += v.timeline->activities.size();
+  ASSERT_GT(traced, 0u);
+  EXPECT_EQ(count(html, "<figure class=\"gantt\">"), traced);
+  EXPECT_GE(count(html, "<rect"), activities);
+}
+
+Report hostile() {
+  Report r;
+  r.lab = {"<script>alert(1)</script>", "t", "\x1b]0;pwned\x07"};
+  r.device.name = "GPU\x1b[31m";
+  r.device.roofs.copy_bandwidth = 1e12;
+  r.work = {1e9, 1e9, 1e9};
+  Variant v;
+  v.name = "<img src=x onerror=alert(1)>";
+  v.check.status = CheckStatus::passed;
+  v.timing.median = 1e-3;
+  Kernel k;
+  k.name = "\"><script>x()</script>";
+  k.function = "void k<'&'>(int)";
+  k.derived["dram_bytes"] = 2e9;
+  v.kernels.push_back(k);
+  r.variants.push_back(v);
+  return r;
+}
+
+TEST(RenderHtml, StringsFromAReportCannotInjectMarkup) {
+  const std::string html = render_html({hostile()}, HtmlPage{});
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find('\x1b'), std::string::npos);
+  EXPECT_EQ(html.find('\x07'), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("k&lt;&#39;&amp;&#39;&gt;"), std::string::npos);
+}
+
+TEST(TraceEvents, StreamsTimelineInPerfettosFields) {
+  const Report r = load_report((fs::path(GPULAB_FIXTURES_DIR) / "labs" / "streams.json").string());
+  const auto trace = trace_events(r);
+  ASSERT_TRUE(trace.contains("traceEvents"));
+  std::size_t complete = 0, activities = 0, process_names = 0, thread_names = 0;
+  for (const auto& v : r.variants)
+    if (v.timeline) activities += v.timeline->activities.size();
+  for (const auto& e : trace["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("name"));
+    if (e["ph"] == "X") {
+      ++complete;
+      EXPECT_TRUE(e["ts"].is_number() && e["dur"].is_number());
+      EXPECT_GE(e["ts"].get<double>(), 0.0);
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+      EXPECT_TRUE(e.contains("tid") && e.contains("cat") && e["args"].is_object());
+      const std::string cat = e["cat"];
+      EXPECT_TRUE(cat == "kernel" || cat == "copy" || cat == "memset" || cat == "migration");
+      if (cat == "copy") EXPECT_GT(e["args"]["bytes"].get<double>(), 0.0);
+    } else {
+      EXPECT_EQ(e["ph"], "M");
+      process_names += e["name"] == "process_name";
+      thread_names += e["name"] == "thread_name";
+    }
+  }
+  EXPECT_EQ(complete, activities);
+  EXPECT_GE(process_names, 1u);
+  EXPECT_GE(thread_names, process_names);
+}
+
+TEST(TraceEvents, AReportWithoutATimelineIsAUsageError) {
+  const Report r = load_report((fs::path(GPULAB_FIXTURES_DIR) / "labs" / "transpose.json").string());
+  EXPECT_THROW(trace_events(r), UsageError);
+}
+
+}  // namespace
+}  // namespace gpulab::report
