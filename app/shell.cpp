@@ -15,6 +15,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
 #include "reports/report_json.hpp"
