@@ -63,6 +63,21 @@ std::string terminal_safe(std::string_view text) {
   return out;
 }
 
+std::string html_safe(std::string_view text) {
+  std::string out;
+  for (const char c : terminal_safe(text)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string markdown_safe(std::string_view text) {
   std::string out;
   for (const char c : terminal_safe(text)) {

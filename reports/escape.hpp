@@ -1,6 +1,6 @@
 // Report-borne strings (lab, variant and kernel names, messages, notes, file labels) come from
 // files anyone can write. Before such a string reaches a terminal or a Markdown page it goes
-// through shown(): a name must not be able to recolor the terminal, set its title, move the
+// through shown(), before it reaches the HTML report through html_safe(): a name must not be able to recolor the terminal, set its title, move the
 // cursor, fake an output line or inject HTML into a rendered page.
 #pragma once
 
@@ -20,6 +20,10 @@ std::string terminal_safe(std::string_view text);
 // \ ` * _ ~ [ ] # as backslash escapes. `|` is left to the table renderer, which escapes it in
 // cells (outside a table it is plain text).
 std::string markdown_safe(std::string_view text);
+
+// terminal_safe, then the characters HTML reads as markup as entities (& < > " '): safe in
+// element content and in quoted attribute values (the HTML report, its SVG charts).
+std::string html_safe(std::string_view text);
 
 // The one call renderers make: markdown_safe for Markdown output, terminal_safe otherwise.
 std::string shown(std::string_view text, const Style& style);

@@ -9,7 +9,7 @@
 
 #include "reports/diagnosis.hpp"
 #include "reports/format.hpp"
-#include "reports/html_text.hpp"
+#include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/roofline.hpp"
@@ -50,7 +50,7 @@ svg .migration { fill: #cf222e; } svg .small { font-size: 10px; fill: #57606a; }
 @media print { details { break-inside: avoid; } details:not([open]) > *:not(summary) { display: block; } }
 )";
 
-std::string esc(const std::string& s) { return escape_html(s); }
+std::string esc(const std::string& s) { return html_safe(s); }
 
 // Roofline axis labels: "100 GFLOP/s", "10 TFLOP/s".
 std::string flops_text(double f) {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/html_text.hpp"
+#include "reports/escape.hpp"
 
 namespace gpulab::report::svg {
 
@@ -56,7 +56,7 @@ std::string open(double width, double height, const std::string& label) {
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"{:.0f}\" "
       "height=\"{:.0f}\" role=\"img\" aria-label=\"{}\">\n",
-      width, height, width, height, escape_html(label));
+      width, height, width, height, html_safe(label));
 }
 
 std::string close() { return "</svg>\n"; }
@@ -71,7 +71,7 @@ std::string rect(double x, double y, double w, double h, const std::string& cls,
   return fmt::format(
       "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" class=\"{}\"><title>{}"
       "</title></rect>\n",
-      x, y, std::max(w, 0.5), h, cls, escape_html(tooltip));
+      x, y, std::max(w, 0.5), h, cls, html_safe(tooltip));
 }
 
 std::string circle(double x, double y, double r, const std::string& cls,
@@ -79,13 +79,13 @@ std::string circle(double x, double y, double r, const std::string& cls,
   return fmt::format(
       "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" class=\"{}\" data-kind=\"{}\"><title>{}"
       "</title></circle>\n",
-      x, y, r, cls, data_kind, escape_html(tooltip));
+      x, y, r, cls, data_kind, html_safe(tooltip));
 }
 
 std::string text(double x, double y, const std::string& content, const std::string& cls,
                  const char* anchor) {
   return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"{}\" text-anchor=\"{}\">{}</text>\n",
-                     x, y, cls, anchor, escape_html(content));
+                     x, y, cls, anchor, html_safe(content));
 }
 
 }  // namespace gpulab::report::svg

@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "reports/errors.hpp"
-#include "reports/html_text.hpp"
+#include "reports/escape.hpp"
 #include "reports/render_html.hpp"
 #include "reports/report_json.hpp"
 #include "reports/roofline.hpp"
@@ -31,11 +31,11 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-TEST(HtmlText, EscapesMarkupAndControlCharacters) {
-  EXPECT_EQ(escape_html("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
-  EXPECT_EQ(escape_html("\x1b[31mred"), "\\x1b[31mred");
-  EXPECT_EQ(escape_html("osc\xc2\x9d" "0;title"), "osc\\u009d0;title");
-  EXPECT_EQ(escape_html("µs → ok\n"), "µs → ok\n");  // other UTF-8 and newlines stay
+TEST(HtmlSafe, EscapesMarkupAndControlCharacters) {
+  EXPECT_EQ(html_safe("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(html_safe("\x1b[31mred"), "\\x1b[31mred");
+  EXPECT_EQ(html_safe("osc\xc2\x9d" "0;title"), "osc\\u009d0;title");
+  EXPECT_EQ(html_safe("µs → ok"), "µs → ok");  // other UTF-8 stays
 }
 
 TEST(Roofline, Fp32PeakOfTheH200) {
@@ -76,7 +76,7 @@ TEST(RenderHtml, EveryLabFixtureRendersWithItsSections) {
     EXPECT_EQ(html.find("<script"), std::string::npos);
     EXPECT_EQ(html.find("src="), std::string::npos);
     EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
-    for (const auto& v : r.variants) EXPECT_NE(html.find(escape_html(v.name)), std::string::npos);
+    for (const auto& v : r.variants) EXPECT_NE(html.find(html_safe(v.name)), std::string::npos);
   }
 }
 
