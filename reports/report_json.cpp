@@ -300,6 +300,8 @@ Report load_report(const std::string& path) {
   } catch (const json::parse_error& e) {
     throw UsageError("'" + path + "' is not valid JSON (byte " + std::to_string(e.byte) +
                      "): the file is truncated or malformed");
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
+    throw UsageError("'" + path + "' is not valid JSON: " + e.what());
   }
   try {
     return from_json(doc);
