@@ -64,7 +64,7 @@ class InputFile {
 };
 
 // Options from lines "T VALUE": the tag character T picks an option of `options` (lines with
-// other tags are skipped), and the rest of the line after one space is its value, passed as
+// other tags are skipped), and the rest of the line after one character is its value, passed as
 // "--option=VALUE". A value can so never become an option of its own (say --json, which
 // would write files wherever the input pointed).
 inline std::vector<std::string> tagged_options(std::string_view lines,
@@ -77,8 +77,10 @@ inline std::vector<std::string> tagged_options(std::string_view lines,
     if (line.empty()) continue;
     const auto option = options.find(line[0]);
     if (option == options.end()) continue;
-    const std::string_view value = line.size() > 1 ? line.substr(2) : std::string_view();
-    args.push_back("--" + option->second + "=" + std::string(value));
+    // An empty value is left out: CLI11 reads "--option=" as an option without its value and
+    // takes the next word for it, which could be the "--" before a positional argument.
+    if (line.size() <= 2) continue;
+    args.push_back("--" + option->second + "=" + std::string(line.substr(2)));
   }
   return args;
 }
