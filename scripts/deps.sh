@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Installs gpulab's build dependencies on Debian or Ubuntu (the CUDA toolkit must already be
 # installed, under /usr/local/cuda). Safe to run again: apt-get skips what is installed.
+#   bash scripts/deps.sh          what the build and the tests need
+#   bash scripts/deps.sh checks   and what CI's checks add: clang with its sanitizer and
+#                                 libFuzzer runtimes, clang-format, jq (for the fuzz corpora)
 set -euo pipefail
 packages=(cmake ninja-build g++ git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
           libedit-dev)
+if [ "${1:-}" = checks ]; then
+  packages+=(clang libclang-rt-dev clang-format jq)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds gpulab on a GPU machine, runs the GPU tests, the self-test, every lab, the ncu
-# cross-check of every lab and a scripted shell session, and prints a short summary last. From
-# the repository root:
+# cross-check of every lab, compute-sanitizer on every lab and a scripted shell session, and
+# prints a short summary last. From the repository root:
 #   [GPULAB_GIT_SHA=<sha>] [GPULAB_SKIP_NCU=1] bash scripts/h200_check.sh [OUT_DIR]
 # OUT_DIR defaults to $OUT, else /tmp/gpulab-out. GPULAB_GIT_SHA names the revision when the
 # tree was copied without its .git folder. Leaves in OUT_DIR few files (a device tool may bring
@@ -10,6 +10,7 @@
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
 source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/h200_sanitize.sh"
 
 step build
 build_gpulab
@@ -56,12 +57,8 @@ if [ "${GPULAB_SKIP_NCU:-0}" != 1 ]; then
   note "$(grep 'ncu cross-check:' "$out/crosscheck.txt" 2>/dev/null | tail -1)"
 fi
 
-step "compute-sanitizer (transpose, small)"
-for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 9 $bin run transpose --size 1000 \
-      --param cols=777 --metrics none --repeat 1 --warmup 0 >"$logs/sanitizer_$tool.log" 2>&1
-  note "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tail -1))"
-done
+step "compute-sanitizer, every lab at a small size (scripts/h200_sanitize.sh)"
+sanitize_labs
 
 step "shell session (one process, under a pseudo-terminal when script(1) is there)"
 printf '%s\n' 'run transpose' 'diagnose transpose --variant tiled' 'set size 4096' \

@@ -142,6 +142,8 @@ TEST(ReportJson, LoadRejectsTruncatedAndMalformedFiles) {
   }
   write_text(path, "");
   EXPECT_THROW(load_report(path), UsageError);
+  write_text(path, R"({"schema": 35E03551342385722})");  // no double holds it
+  EXPECT_THROW(load_report(path), UsageError);
   std::remove(path.c_str());
   EXPECT_THROW(load_report(path), UsageError) << "missing file";
   EXPECT_THROW(load_report(::testing::TempDir()), UsageError) << "a directory";
