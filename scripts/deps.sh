@@ -3,12 +3,14 @@
 # installed, under /usr/local/cuda). Safe to run again: apt-get skips what is installed.
 #   bash scripts/deps.sh          what the build and the tests need
 #   bash scripts/deps.sh checks   and what CI's checks add: clang with its sanitizer and
-#                                 libFuzzer runtimes, clang-format, jq (for the fuzz corpora)
+#                                 libFuzzer runtimes, clang-format, jq (for the fuzz corpora),
+#                                 chromium (the HTML report's browser test, which skips
+#                                 without it)
 set -euo pipefail
 packages=(cmake ninja-build g++ git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
           libedit-dev)
 if [ "${1:-}" = checks ]; then
-  packages+=(clang libclang-rt-dev clang-format jq)
+  packages+=(clang libclang-rt-dev clang-format jq chromium)
 fi
 missing=()
 for p in "${packages[@]}"; do
