@@ -4,6 +4,7 @@
 
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
+#include "app/version.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/errors.hpp"
@@ -11,6 +12,7 @@
 #include "reports/metric_catalogue.hpp"
 #include "reports/render_compare.hpp"
 #include "reports/render_csv.hpp"
+#include "reports/render_html.hpp"
 #include "reports/report_json.hpp"
 #include "reports/user_input.hpp"
 
@@ -59,6 +61,9 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
                   "excess wavefronts, local bytes, occupancy, throughput)");
   cmd->add_option("--json", options.json_path, "Also write the comparison as JSON to FILE")
       ->type_name("FILE");
+  cmd->add_option("--html", options.html_path,
+                  "Also write the comparison as a self-contained HTML page to FILE")
+      ->type_name("FILE");
   return cmd;
 }
 
@@ -71,6 +76,7 @@ int run_compare(const CompareOptions& options, Io& io) {
     throw UsageError("compare needs two or more reports, or one report and --variants A,B");
 
   if (!options.json_path.empty()) check_writable(options.json_path);
+  if (!options.html_path.empty()) check_writable(options.html_path);
 
   std::vector<report::Report> reports;
   for (const auto& file : options.files) {
@@ -93,6 +99,12 @@ int run_compare(const CompareOptions& options, Io& io) {
 
   if (!options.json_path.empty())
     write_file_atomically(options.json_path, report::comparison_json(comparisons).dump(2) + "\n");
+  if (!options.html_path.empty()) {
+    report::HtmlPage page;
+    page.title = "gpulab comparison";
+    page.generator = fmt::format("gpulab {} ({})", kVersion, kGitSha);
+    write_file_atomically(options.html_path, report::render_html(comparisons, page));
+  }
   if (options.format == "json") {
     io.out << report::comparison_json(comparisons).dump(2) << "\n";
   } else if (options.format == "csv") {

@@ -96,6 +96,7 @@ struct CompareOptions {
   std::optional<double> fail_on_regression;  // percent
   std::string metrics;
   std::string json_path;
+  std::string html_path;
 };
 CLI::App* add_compare(CLI::App& root, CompareOptions& options);
 int run_compare(const CompareOptions& options, Io& io);

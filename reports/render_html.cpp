@@ -394,11 +394,13 @@ std::string render_html(const std::vector<Report>& reports, const HtmlPage& page
   return out + page_tail();
 }
 
-std::string render_html(const Comparison& c, const HtmlPage& page) {
-  std::string out = page_head(page);
-  out += fmt::format("<dt>before (A)</dt><dd>{}</dd>\n<dt>after (B)</dt><dd>{}</dd>\n</dl>\n"
-                     "</header>\n<section class=\"comparison\">\n<h2>Before and after</h2>\n",
-                     esc(c.label_a), esc(c.label_b));
+namespace {
+
+std::string comparison_section(const Comparison& c) {
+  std::string out = fmt::format(
+      "<section class=\"comparison\">\n<h2>Before and after</h2>\n<dl class=\"meta\">\n"
+      "<dt>before (A)</dt><dd>{}</dd>\n<dt>after (B)</dt><dd>{}</dd>\n</dl>\n",
+      esc(c.label_a), esc(c.label_b));
   for (const auto& w : c.warnings) out += fmt::format("<p class=\"skipped\">warning: {}</p>\n", esc(w));
   double longest = 0;
   for (const auto& v : c.variants) {
@@ -455,7 +457,15 @@ std::string render_html(const Comparison& c, const HtmlPage& page) {
                        ids(v.findings_resolved), ids(v.findings_introduced),
                        ids(v.findings_unchanged));
   }
-  return out + "</section>\n" + page_tail();
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const std::vector<Comparison>& comparisons, const HtmlPage& page) {
+  std::string out = page_head(page) + "</dl>\n</header>\n";
+  for (const auto& c : comparisons) out += comparison_section(c);
+  return out + page_tail();
 }
 
 }  // namespace gpulab::report

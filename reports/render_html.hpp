@@ -24,6 +24,7 @@ struct HtmlPage {
 };
 
 std::string render_html(const std::vector<Report>& reports, const HtmlPage& page);
-std::string render_html(const Comparison& comparison, const HtmlPage& page);
+// One before/after section per comparison (compare A B C... makes one per pair).
+std::string render_html(const std::vector<Comparison>& comparisons, const HtmlPage& page);
 
 }  // namespace gpulab::report

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "reports/compare.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/render_html.hpp"
@@ -118,6 +119,22 @@ TEST(RenderHtml, StringsFromAReportCannotInjectMarkup) {
   EXPECT_EQ(html.find('\x07'), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(html.find("k&lt;&#39;&amp;&#39;&gt;"), std::string::npos);
+}
+
+TEST(RenderHtml, ComparisonShowsTimesDeltasAndFindings) {
+  const std::string dir = std::string(GPULAB_FIXTURES_DIR);
+  const Report a = load_report(dir + "/transpose_h200.json");
+  const Report b = load_report(dir + "/transpose_4096_h200.json");
+  const auto c = compare_variants(a, "naive", "padded", "transpose_h200.json");
+  const std::string html = render_html(std::vector<Comparison>{c}, HtmlPage{});
+  EXPECT_NE(html.find("<section class=\"comparison\">"), std::string::npos);
+  EXPECT_NE(html.find("naive → padded"), std::string::npos);
+  EXPECT_NE(html.find("findings resolved:"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"deltas\">"), std::string::npos);
+  const auto two = compare_reports(a, b, "a.json", "b.json");
+  EXPECT_EQ(count(render_html(std::vector<Comparison>{c, two}, HtmlPage{}),
+                  "<section class=\"comparison\">"),
+            2u);
 }
 
 TEST(TraceEvents, StreamsTimelineInPerfettosFields) {
