@@ -5,25 +5,13 @@
 #include "app/commands.hpp"
 #include "app/version.hpp"
 #include "reports/atomic_file.hpp"
+#include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/render_html.hpp"
 #include "reports/report_json.hpp"
 #include "reports/trace_events.hpp"
 
 namespace gpulab::app {
-namespace {
-
-bool diagnosed(const report::Report& r) {
-  for (const auto& v : r.variants) {
-    if (v.timeline && v.timeline->diagnosis) return true;
-    for (const auto& k : v.kernels)
-      if (k.diagnosis) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 CLI::App* add_report(CLI::App& root, ReportOptions& options) {
   auto* cmd = root.add_subcommand(
       "report", "Render saved reports as one HTML page (-o), or a timeline for Perfetto (--trace)");
@@ -49,7 +37,7 @@ int run_report(const ReportOptions& options, const std::vector<std::string>& arg
   for (const auto& f : options.files) {
     reports.push_back(report::load_report(f));
     // The page shows every kernel's decision path: walk the tree where the report has none.
-    if (!diagnosed(reports.back())) diagnose_into(reports.back(), report::Thresholds());
+    if (!report::has_diagnosis(reports.back())) diagnose_into(reports.back(), report::Thresholds());
   }
   if (!options.trace_path.empty()) {
     write_file_atomically(options.trace_path, report::trace_events(reports[0]).dump(1) + "\n");
