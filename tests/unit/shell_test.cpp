@@ -50,6 +50,13 @@ std::string write_input(const std::string& name, const std::string& text) {
 
 bool have_script() { return sh("command -v script >/dev/null 2>&1").code == 0; }
 
+// `command` under a pseudo-terminal. `exec`, because script(1) runs it through $SHELL or /bin/sh:
+// dash forks instead, stays in the terminal's foreground group, and dies of the Ctrl-C that
+// gpulab catches, so the status would be the shell's 130 rather than gpulab's.
+std::string on_terminal(const std::string& command) {
+  return "script -qec 'exec " + command + "' /dev/null";
+}
+
 TEST(Shell, ScriptedSessionThroughAPipe) {
   const std::string input = write_input(
       "_session.txt",
@@ -190,7 +197,7 @@ TEST(Shell, PromptAndTabCompletionUnderATerminal) {
   if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no completion to test";
   // "li<TAB>" must complete to "list"; then quit.
   const auto out = sh("printf 'li\\t\\nquit\\n' | HOME=" + ::testing::TempDir() +
-                      " script -qec '" + kBinary + " shell' /dev/null 2>&1");
+                      " " + on_terminal(kBinary + " shell") + " 2>&1");
   EXPECT_EQ(out.code, 0) << out.text;
   EXPECT_NE(out.text.find("gpulab> "), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos)
@@ -201,7 +208,7 @@ TEST(Shell, CtrlCClearsTheLineAndTheShellGoesOn) {
   if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
   // "lis", then Ctrl-C (the terminal turns it into SIGINT), then a whole command and quit.
   const auto out = sh("(sleep 1; printf 'lis\\003'; sleep 1; printf 'list\\nquit\\n') | HOME=" +
-                      ::testing::TempDir() + " script -qec '" + kBinary + " shell' /dev/null 2>&1");
+                      ::testing::TempDir() + " " + on_terminal(kBinary + " shell") + " 2>&1");
   EXPECT_EQ(out.code, 0) << "the shell survived Ctrl-C:\n" << out.text;
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos) << out.text;
   EXPECT_EQ(out.text.find("unknown"), std::string::npos) << "'lis' was discarded:\n" << out.text;
@@ -212,14 +219,14 @@ TEST(Shell, HistoryPersistsInLibeditsFormatAndIsRecalled) {
   if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no history";
   const std::string state = ::testing::TempDir() + "/gpulab_state_" + std::to_string(::getpid());
   const std::string env = "XDG_STATE_HOME=" + state + " TERM=xterm ";
-  sh("printf 'list\\nquit\\n' | " + env + "script -qec '" + kBinary + " shell' /dev/null");
+  sh("printf 'list\\nquit\\n' | " + env + on_terminal(kBinary + " shell"));
   std::ifstream file(state + "/gpulab/history");
   std::string first;
   std::getline(file, first);
   EXPECT_EQ(first, "_HiStOrY_V2_") << "libedit's own format, which read_history loads";
   // A new session: Ctrl-P twice (back past `quit`) and Enter run the last session's `list`.
   const auto out = sh("(sleep 1; printf '\\020\\020\\n'; sleep 1; printf 'quit\\n') | " + env +
-                      "script -qec '" + kBinary + " shell' /dev/null 2>&1");
+                      on_terminal(kBinary + " shell") + " 2>&1");
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos) << out.text;
 }
 
@@ -244,9 +251,9 @@ TEST(Shell, HistoryFileIsBounded) {
 TEST(Colors, OnlyOnATerminalAndNeverWithNoColor) {
   if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
   const std::string compare = kBinary + " compare " + kFixture + " " + kFixture4096;
-  const auto tty = sh("script -qec '" + compare + "' /dev/null");
+  const auto tty = sh(on_terminal(compare));
   EXPECT_NE(tty.text.find("\033[32m"), std::string::npos) << "green verdicts on a terminal";
-  const auto no_color = sh("NO_COLOR=1 script -qec '" + compare + "' /dev/null");
+  const auto no_color = sh("NO_COLOR=1 " + on_terminal(compare));
   EXPECT_EQ(no_color.text.find("\033["), std::string::npos) << no_color.text;
   const auto piped = sh(compare);
   EXPECT_EQ(piped.text.find("\033["), std::string::npos) << "no colors into a pipe";
