@@ -185,8 +185,9 @@ std::string all_labs_summary(const std::vector<report::Report>& reports, const r
       if (v.role == report::Role::reference) continue;
       if (!best || v.timing.median < best->timing.median) best = &v;
     }
-    table.add_row({r.lab.name, base ? base->name : "-", base ? fmtx::seconds(base->timing.median) : "-",
-                   best ? best->name : "-", best ? fmtx::seconds(best->timing.median) : "-",
+    table.add_row({r.subject(), base ? base->name : "-",
+                   base ? fmtx::seconds(base->timing.median) : "-", best ? best->name : "-",
+                   best ? fmtx::seconds(best->timing.median) : "-",
                    best && best->speedup > 0 ? fmtx::ratio(best->speedup) : "-",
                    report::paint(fmt::format("{}/{}", passed, total),
                                  passed == total ? report::Tone::good : report::Tone::bad, style)});

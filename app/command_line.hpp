@@ -23,6 +23,7 @@ struct CommandLine {
   SelftestOptions selftest;
   CompleteOptions complete;
   ReportOptions report;
+  ProfileOptions profile;
   CLI::App* list_cmd;
   CLI::App* info_cmd;
   CLI::App* run_cmd;
@@ -32,6 +33,7 @@ struct CommandLine {
   CLI::App* shell_cmd;
   CLI::App* complete_cmd;
   CLI::App* report_cmd;
+  CLI::App* profile_cmd;
 };
 
 }  // namespace gpulab::app

@@ -109,4 +109,22 @@ struct ReportOptions {
 CLI::App* add_report(CLI::App& root, ReportOptions& options);
 int run_report(const ReportOptions& options, const std::vector<std::string>& argv, Io& io);
 
+struct ProfileOptions {
+  std::string kernel;  // regular expression; empty: every kernel
+  std::int64_t launch_skip = 0;
+  std::string launch_count = "100";  // a count, or "all"
+  std::string metrics;               // unset: basic (full with --diagnose)
+  std::string replay = "kernel";
+  bool trace = false;
+  double kernel_timeout = 600;  // seconds one profiled launch may take; 0: no limit
+  bool diagnose = false;
+  std::vector<std::string> thresholds;
+  std::string json_path;
+  std::string format = "text";
+  std::vector<std::string> command;  // the program and its arguments
+};
+CLI::App* add_profile(CLI::App& root, ProfileOptions& options);
+int run_profile(const ProfileOptions& options, Session& session, Io& io,
+                const std::vector<std::string>& argv);
+
 }  // namespace gpulab::app

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <iostream>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "app/interrupt.hpp"
+#include "app/utc_time.hpp"
 #include "app/version.hpp"
 #include "cupti/activity_tracer.hpp"
 #include "cupti/launch_recorder.hpp"
@@ -22,15 +22,6 @@
 
 namespace gpulab::app {
 namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 void progress(const RunSettings& s, const std::string& line) {
   if (s.progress) std::cerr << "gpulab: " << line << "\n";
@@ -186,11 +177,11 @@ void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::
   std::vector<cupti::RangeValues> ranges;
   if (settings.replay == "kernel") {
     progress(settings, fmt::format("{}/{}: counters, kernel replay, {} passes per kernel",
-                                   r.lab.name, v.name, profiler.passes()));
+                                   r.subject(), v.name, profiler.passes()));
     if (traced) run.prepare(v.name);
     ranges = profiler.profile_kernels(launch, v.kernels.size());
   } else {
-    const std::string what = fmt::format("{}/{}: counters", r.lab.name, v.name);
+    const std::string what = fmt::format("{}/{}: counters", r.subject(), v.name);
     cupti::RangeProfiler::PassHooks hooks;
     hooks.before_pass = [&] {
       if (traced) run.prepare(v.name);
@@ -288,7 +279,7 @@ void trace_variants(cupti::ActivityTracer& tracer, labs::LabRun& run, report::Re
   for (auto& v : r.variants) {
     if (v.status == report::VariantStatus::skipped) continue;
     stop_if_interrupted();
-    progress(settings, fmt::format("{}/{}: activity trace", r.lab.name, v.name));
+    progress(settings, fmt::format("{}/{}: activity trace", r.subject(), v.name));
     const auto launch = [&] {
       run.launch(v.name, stream);
       GPULAB_CUDA_CHECK(cudaDeviceSynchronize());

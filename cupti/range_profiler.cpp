@@ -236,6 +236,7 @@ std::vector<std::string> RangeProfiler::unsupported(const std::vector<std::strin
 }
 
 RangeProfiler::~RangeProfiler() {
+  abandon_kernel_replay();
   impl_->disable();
   if (impl_->host) {
     CUpti_Profiler_Host_Deinitialize_Params p{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
@@ -365,21 +366,43 @@ std::vector<RangeValues> RangeProfiler::decode() {
   return out;
 }
 
+void RangeProfiler::begin_kernel_replay(std::size_t expected_kernels) {
+  if (open_batch_) throw ApiError("CUPTI", 0, "a kernel-replay batch is already open");
+  open_batch_ = std::make_unique<BatchScope>(*impl_);
+  try {
+    // Room for more kernels than declared (a library may launch extra ones): the caller
+    // compares the count it gets back with what it expected.
+    configure(expected_kernels + kSpareRanges, false);
+    start();
+  } catch (...) {
+    open_batch_.reset();
+    throw;
+  }
+}
+
+std::vector<RangeValues> RangeProfiler::end_kernel_replay() {
+  if (!open_batch_) throw ApiError("CUPTI", 0, "no kernel-replay batch is open");
+  const std::unique_ptr<BatchScope> batch = std::move(open_batch_);  // disables when done
+  stop();  // kernel replay submits every pass inside the launches
+  return decode();
+}
+
+void RangeProfiler::abandon_kernel_replay() noexcept {
+  if (!open_batch_) return;
+  stop_after_error();
+  open_batch_.reset();
+}
+
 std::vector<RangeValues> RangeProfiler::profile_kernels(const std::function<void()>& launch_kernels,
                                                         std::size_t expected_kernels) {
-  // Room for more kernels than declared (a library may launch extra ones): the caller
-  // compares the count it gets back with what it expected.
-  BatchScope batch(*impl_);
-  configure(expected_kernels + kSpareRanges, false);
-  start();
+  begin_kernel_replay(expected_kernels);
   try {
     launch_kernels();
   } catch (...) {
-    stop_after_error();
+    abandon_kernel_replay();
     throw;
   }
-  stop();  // kernel replay submits every pass inside the launches
-  return decode();
+  return end_kernel_replay();
 }
 
 std::vector<RangeValues> RangeProfiler::replay_kernels(const std::function<void()>& launch_kernels,

@@ -84,6 +84,13 @@ class RangeProfiler {
   std::vector<RangeValues> profile_kernels(const std::function<void()>& launch_kernels,
                                            std::size_t expected_kernels);
 
+  // Kernel replay around launches made by code the caller does not control (the injection
+  // library's launch callbacks): begin at a launch's entry, end at its exit, which returns what
+  // profile_kernels would. abandon ends a begun batch without results (the launch failed).
+  void begin_kernel_replay(std::size_t expected_kernels);
+  std::vector<RangeValues> end_kernel_replay();
+  void abandon_kernel_replay() noexcept;
+
   // The metrics of `names` that this chip's CUPTI does not know (checked one by one).
   std::vector<std::string> unsupported(const std::vector<std::string>& names) const;
 
@@ -102,6 +109,7 @@ class RangeProfiler {
   struct Impl;
   class BatchScope;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<BatchScope> open_batch_;  // between begin_ and end_kernel_replay
   std::vector<std::string> metrics_;
   std::string chip_;
   int passes_ = 0;

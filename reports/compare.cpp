@@ -255,19 +255,24 @@ Comparison compare_reports(const Report& a, const Report& b, const std::string& 
                            const std::string& label_b, const CompareOptions& options) {
   // Variants are matched by name, and a regression gate judges the pairs: two labs share
   // names ("naive", "tiled") but not kernels, so pairing them would gate on nonsense.
-  if (a.lab.name != b.lab.name)
-    throw UsageError(fmt::format("'{}' is a report of lab '{}' and '{}' of lab '{}': compare "
-                                 "reports of one lab",
-                                 label_a, a.lab.name, label_b, b.lab.name));
+  const auto what = [](const Report& r) {
+    return fmt::format("{} '{}'", r.program ? "program" : "lab", r.subject());
+  };
+  if (what(a) != what(b))
+    throw UsageError(
+        fmt::format("'{}' is a report of {} and '{}' of {}: compare reports of one "
+                    "lab or of one program",
+                    label_a, what(a), label_b, what(b)));
   Comparison c;
   c.label_a = label_a;
   c.label_b = label_b;
   warn_about_differences(a, b, c);
   for (const auto& va : a.variants)
-    c.variants.push_back(compare_variant(a.lab.name, &va, b.find_variant(va.name), false, options));
+    c.variants.push_back(
+        compare_variant(a.subject(), &va, b.find_variant(va.name), false, options));
   for (const auto& vb : b.variants)
     if (!a.find_variant(vb.name))
-      c.variants.push_back(compare_variant(b.lab.name, nullptr, &vb, false, options));
+      c.variants.push_back(compare_variant(b.subject(), nullptr, &vb, false, options));
   return c;
 }
 
@@ -282,7 +287,7 @@ Comparison compare_variants(const Report& report, const std::string& variant_a,
   Comparison c;
   c.label_a = label + ":" + variant_a;
   c.label_b = label + ":" + variant_b;
-  c.variants.push_back(compare_variant(report.lab.name, a, b, true, options));
+  c.variants.push_back(compare_variant(report.subject(), a, b, true, options));
   return c;
 }
 

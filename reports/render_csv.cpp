@@ -33,7 +33,7 @@ std::string report_csv(const Report& r) {
   std::string out = csv_line({"lab", "variant", "kernel", "quantity", "value"});
   const auto row = [&](const std::string& variant, const std::string& kernel,
                        const std::string& quantity, const std::string& value) {
-    out += csv_line({r.lab.name, variant, kernel, quantity, value});
+    out += csv_line({r.subject(), variant, kernel, quantity, value});
   };
   for (const auto& v : r.variants) {
     row(v.name, "", "status", to_string(v.status));
@@ -76,7 +76,7 @@ std::string findings_csv(const Report& r) {
   const auto add = [&](const Variant& v, const std::string& where, const Diagnosis& d) {
     int rank = 1;
     for (const auto& f : d.findings)
-      out += csv_line({r.lab.name, v.name, where, d.verdict, std::to_string(rank++), f.id,
+      out += csv_line({r.subject(), v.name, where, d.verdict, std::to_string(rank++), f.id,
                        f.severity, number(f.score)});
   };
   for (const auto& v : r.variants) {

@@ -107,7 +107,7 @@ std::string render_diagnosis(const Report& report, const std::string& variant,
   const auto add = [&](const std::string& block) { out += (out.empty() ? "" : "\n") + block; };
   for (const auto& v : report.variants) {
     if (!variant.empty() && v.name != variant) continue;
-    const std::string where = shown(report.lab.name + "/" + v.name, style);
+    const std::string where = shown(report.subject() + "/" + v.name, style);
     bool any = false;
     const bool timeline = v.timeline && v.timeline->diagnosis;
     if (timeline && (kernel.empty() || kernel == "timeline")) {

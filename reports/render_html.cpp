@@ -341,7 +341,7 @@ std::string timeline_html(const Timeline& t, const std::string& variant) {
 
 std::string report_section(const Report& r) {
   std::string out = fmt::format("<section class=\"lab\" id=\"lab-{}\">\n<h2>{}</h2>\n",
-                                anchor(r.lab.name), esc(r.lab.name));
+                                anchor(r.subject()), esc(r.subject()));
   if (!r.lab.summary.empty()) out += fmt::format("<p>{}</p>\n", esc(r.lab.summary));
   out += "<dl class=\"meta\">\n" + device_meta(r);
   if (!r.params.empty()) {
@@ -388,7 +388,7 @@ std::string render_html(const std::vector<Report>& reports, const HtmlPage& page
   std::string labs;
   for (const auto& r : reports)
     labs += fmt::format("{}<a href=\"#lab-{}\">{}</a>", labs.empty() ? "" : ", ",
-                        anchor(r.lab.name), esc(r.lab.name));
+                        anchor(r.subject()), esc(r.subject()));
   out += fmt::format("<dt>reports</dt><dd>{}</dd>\n</dl>\n</header>\n", labs);
   for (const auto& r : reports) out += report_section(r);
   return out + page_tail();

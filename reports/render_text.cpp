@@ -59,6 +59,9 @@ const Row kRows[] = {
     {"spill loads (ptxas)", Source::attribute, "spill_load_bytes"},
 };
 
+// How many of a profiled program's functions the counter table shows, heaviest first.
+constexpr std::size_t kProgramCounterColumns = 6;
+
 // Metrics the curated rows do not show on their own (they feed derived rows).
 const std::set<std::string> kShownThroughDerived = {
     m::gld_sectors, m::gld_requests, m::gst_sectors,     m::gst_requests,
@@ -112,7 +115,7 @@ std::string header(const Report& r, const Style& style) {
   std::string params;
   for (const auto& [name, value] : r.params)
     params += fmt::format(" {}={}", shown(name, style), value);
-  std::string out = fmt::format("{} · {}\n", paint(shown(r.lab.name, style), Tone::strong, style),
+  std::string out = fmt::format("{} · {}\n", paint(shown(r.subject(), style), Tone::strong, style),
                                 shown(r.lab.summary, style));
   out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", shown(dev.name, style), dev.cc_major,
                      dev.cc_minor, dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
@@ -126,6 +129,66 @@ std::string header(const Report& r, const Style& style) {
                        fmtx::bytes(r.work.bytes_written));
   }
   return out + "\n";
+}
+
+std::string device_line(const DeviceInfo& dev, const Style& style) {
+  if (dev.name.empty()) return "device: unknown (gpulab could not open it after the program)\n";
+  return fmt::format("{} · sm_{}{} · {} SMs · {} L2\n", shown(dev.name, style), dev.cc_major,
+                     dev.cc_minor, dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
+}
+
+// A word of a command line as a shell would need it typed: quoted when it holds anything but
+// plain characters.
+std::string shell_word(const std::string& word) {
+  const bool plain =
+      !word.empty() &&
+      word.find_first_not_of(
+          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") ==
+          std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A profiled program: what ran, how it ended, and what of it was measured.
+std::string program_header(const Report& r, const Style& style) {
+  const ProgramInfo& p = *r.program;
+  std::string command;
+  for (const auto& word : p.argv)
+    command += (command.empty() ? "" : " ") + shown(shell_word(word), style);
+  const Tone tone = p.exit_code == 0 ? Tone::good : Tone::bad;
+  std::string out =
+      fmt::format("{} · {} · {} wall\n", paint(command, Tone::strong, style),
+                  paint(shown(p.ended, style), tone, style), fmtx::seconds(p.wall_seconds));
+  out += device_line(r.device, style);
+  out += fmt::format(
+      "{} kernel launches, {} profiled ({} replay){} · kernel time {}\n", p.launches,
+      p.profiled_launches, shown(p.replay, style),
+      p.kernel_filter.empty() ? "" : " · --kernel '" + shown(p.kernel_filter, style) + "'",
+      fmtx::seconds(p.kernel_seconds));
+  for (const auto& process : p.processes)
+    if (!process.note.empty())
+      out += fmt::format("process {}: {}\n", process.pid, shown(process.note, style));
+  for (const auto& left : p.left_out) out += "left out: " + shown(left, style) + "\n";
+  return out;
+}
+
+// A profiled program's kernel functions, heaviest first: where its GPU time goes.
+std::string functions_table(const Report& r, const Style& style) {
+  TextTable table({"function", "launches", "total", "share", "mean", "min", "max", "profiled"}, 1);
+  for (const auto& v : r.variants) {
+    if (!v.totals) continue;
+    const FunctionTotals& f = *v.totals;
+    const auto& t = v.timing;
+    const bool timed = f.timed_launches > 0;
+    table.add_row({shown(shown_function(v.description), style), std::to_string(f.launches),
+                   timed ? fmtx::seconds(f.total_seconds) : "-",
+                   timed ? fmtx::percent(f.share_of_gpu_time) : "-",
+                   timed ? fmtx::seconds(t.mean) : "-", timed ? fmtx::seconds(t.min) : "-",
+                   timed ? fmtx::seconds(t.max) : "-", std::to_string(f.profiled_launches)});
+  }
+  return table.empty() ? "no kernel launches recorded\n" : render_table(table, style);
 }
 
 std::string flop_rate(double flops_per_second) {
@@ -231,6 +294,13 @@ std::string counters_table(const Report& r, const Style& style) {
   for (const auto& v : r.variants) {
     if (!v.counters.collected) continue;
     described = described ? described : &v;
+    // A program's function: its first profiled launch stands for it (the JSON has every one);
+    // its heaviest functions only, or the table would not fit a terminal.
+    if (r.program) {
+      if (columns.size() < kProgramCounterColumns)
+        columns.push_back({shown(v.name, style), &v.kernels.front()});
+      continue;
+    }
     for (const auto& k : v.kernels) {
       columns.push_back({shown(v.kernels.size() == 1 ? v.name : v.name + "/" + k.name, style), &k});
     }
@@ -271,18 +341,28 @@ std::string counters_table(const Report& r, const Style& style) {
   }
 
   const auto& c = described->counters;
-  std::string out = fmt::format(
-      "counters: {} set, {} replay pass{} per kernel, collected in {} ({} replay; {})\n",
-      shown(c.metric_set, style), c.passes, c.passes == 1 ? "" : "es",
-      fmtx::seconds(c.collection_seconds), shown(c.replay, style), shown(c.cache_control, style));
+  std::string out =
+      r.program
+          ? fmt::format(
+                "counters: {} set, {} replay pass{} per launch ({} replay; cache control: "
+                "{}); the first profiled launch of each function, heaviest first\n",
+                shown(c.metric_set, style), c.passes, c.passes == 1 ? "" : "es",
+                shown(c.replay, style), shown(c.cache_control, style))
+          : fmt::format(
+                "counters: {} set, {} replay pass{} per kernel, collected in {} ({} replay; {})\n",
+                shown(c.metric_set, style), c.passes, c.passes == 1 ? "" : "es",
+                fmtx::seconds(c.collection_seconds), shown(c.replay, style),
+                shown(c.cache_control, style));
   return out + render_table(table, style);
 }
 
 }  // namespace
 
 std::string render_text(const Report& r, const Style& style) {
-  std::string out = header(r, style) + "\n" + timing_table(r, style);
-  if (const std::string kernels = kernels_table(r, style); !kernels.empty()) out += "\n" + kernels;
+  std::string out = r.program ? program_header(r, style) + "\n" + functions_table(r, style)
+                              : header(r, style) + "\n" + timing_table(r, style);
+  if (const std::string kernels = r.program ? "" : kernels_table(r, style); !kernels.empty())
+    out += "\n" + kernels;
   const std::string failures = check_failures(r, style);
   if (!failures.empty()) out += "\n" + failures;
   const std::string timelines = render_timelines(r, style);

@@ -25,6 +25,13 @@ const Variant* Report::baseline_of(const Variant& v) const {
   return nullptr;
 }
 
+std::string Report::subject() const {
+  if (!program) return lab.name;
+  if (program->argv.empty()) return "program";
+  const std::string& path = program->argv.front();
+  return path.substr(path.find_last_of('/') + 1);
+}
+
 namespace {
 template <typename Enum, std::size_t N>
 std::optional<Enum> lookup(const char* const (&names)[N], const std::string& s) {
@@ -32,7 +39,7 @@ std::optional<Enum> lookup(const char* const (&names)[N], const std::string& s) 
     if (s == names[i]) return static_cast<Enum>(i);
   return std::nullopt;
 }
-const char* const kRoles[] = {"baseline", "optimized", "reference"};
+const char* const kRoles[] = {"baseline", "optimized", "reference", "function"};
 const char* const kCheckStatuses[] = {"passed", "failed", "skipped"};
 const char* const kVariantStatuses[] = {"ok", "failed", "skipped"};
 const char* const kActivityKinds[] = {"kernel", "copy", "memset", "migration"};

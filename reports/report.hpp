@@ -1,7 +1,8 @@
 // The report model: plain data, SI units (bytes, seconds, FLOP, Hz), no CUDA types.
 //
-// A report is what one `gpulab run` measured. app/ fills it from a lab run, reports/ derives
-// metrics from it, renders it and (de)serializes it; docs/report-schema.md documents the JSON.
+// A report is what one `gpulab run` measured of a lab, or what `gpulab profile` measured of a
+// program. app/ fills it, reports/ derives metrics from it, renders it and (de)serializes it;
+// docs/report-schema.md documents the JSON.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,9 @@
 
 namespace gpulab::report {
 
-inline constexpr const char* kSchema = "gpulab.report/1";
+inline constexpr const char* kSchema = "gpulab.report/2";
+// Reports of schema 1 (no profiled programs yet) are read as they are.
+inline constexpr const char* kSchemaV1 = "gpulab.report/1";
 
 struct ToolInfo {
   std::string name = "gpulab";
@@ -48,7 +51,9 @@ struct DeviceInfo {
   std::string counters_unavailable_reason;
 };
 
-enum class Role { baseline, optimized, reference };
+// A lab's variants are baselines, optimized versions and library references; a profiled
+// program's variants are its kernel functions.
+enum class Role { baseline, optimized, reference, function };
 
 struct WorkModel {
   double bytes_read = 0;     // fewest DRAM bytes the computation must read
@@ -230,6 +235,44 @@ struct Timeline {
 
 enum class VariantStatus { ok, failed, skipped };
 
+// A kernel function of a profiled program, over all its launches (Variant::kernels holds only
+// the launches whose counters were collected).
+struct FunctionTotals {
+  std::int64_t launches = 0;
+  std::int64_t timed_launches = 0;     // launches with a known duration
+  std::int64_t profiled_launches = 0;  // launches with counters
+  double total_seconds = 0;            // sum of the known durations
+  double share_of_gpu_time = 0;        // total_seconds / the program's kernel time
+};
+
+// One process of a profiled program (the program itself, and each child that used CUDA).
+struct ProcessInfo {
+  std::int64_t pid = 0;
+  std::int64_t parent_pid = 0;
+  std::int64_t launches = 0;
+  bool complete = false;  // its records end as the process ended normally (exit, return)
+  bool refused = false;   // CUPTI could not be used in it: nothing was measured
+  std::string note;       // why its records stop early, or why nothing was measured in it
+};
+
+// What `gpulab profile` ran and how it went.
+struct ProgramInfo {
+  std::vector<std::string> argv;  // the program and its arguments, as executed
+  std::optional<int> exit_code;   // when it exited
+  std::string signal;             // when a signal ended it ("SIGSEGV")
+  std::string ended;              // one line: "exited with status 0", "killed by SIGSEGV", ...
+  double wall_seconds = 0;        // from start to end, profiling included
+  std::string replay;             // "kernel" (counters by CUPTI kernel replay) or "none"
+  std::string kernel_filter;      // the --kernel regular expression; empty: every kernel
+  std::int64_t launch_skip = 0;   // matching launches left unprofiled before the first profiled
+  std::int64_t launch_count = 0;  // most launches profiled; 0: no limit
+  std::int64_t launches = 0;      // kernel launches in every process
+  std::int64_t profiled_launches = 0;
+  double kernel_seconds = 0;  // sum of every timed launch's duration
+  std::vector<ProcessInfo> processes;
+  std::vector<std::string> left_out;  // what was not measured, and why
+};
+
 struct Variant {
   std::string name;
   Role role = Role::optimized;
@@ -245,6 +288,7 @@ struct Variant {
   Counters counters;
   std::vector<Kernel> kernels;
   std::optional<Timeline> timeline;  // traced labs: one launch, recorded by the activity tracer
+  std::optional<FunctionTotals> totals;  // a profiled program's function: all of its launches
 };
 
 struct LabInfo {
@@ -259,7 +303,8 @@ struct Report {
   std::vector<std::string> argv;
   std::string created_utc;  // ISO 8601
   DeviceInfo device;
-  LabInfo lab;
+  LabInfo lab;                         // empty for a profiled program
+  std::optional<ProgramInfo> program;  // present for a profiled program
   std::map<std::string, std::int64_t> params;
   WorkModel work;
   std::vector<Variant> variants;
@@ -274,6 +319,9 @@ struct Report {
   const Variant* baseline_of(const Variant& v) const;
   // The work model that applies to a variant: its own, else the lab's.
   const WorkModel& work_of(const Variant& v) const { return v.work ? *v.work : work; }
+  // What the report measured, as headings and comparisons name it: the lab, or the program
+  // (its executable's file name).
+  std::string subject() const;
 };
 
 const char* to_string(Role role);

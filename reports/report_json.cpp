@@ -83,6 +83,40 @@ json variant_json(const Variant& v) {
           {"kernels", kernels}};
   if (v.work) out["work"] = work_json(*v.work);
   if (v.timeline) out["timeline"] = timeline_json(*v.timeline);
+  if (v.totals) {
+    const auto& f = *v.totals;
+    out["totals"] = {{"launches", f.launches},
+                     {"timed_launches", f.timed_launches},
+                     {"profiled_launches", f.profiled_launches},
+                     {"total_seconds", f.total_seconds},
+                     {"share_of_gpu_time", f.share_of_gpu_time}};
+  }
+  return out;
+}
+
+json program_json(const ProgramInfo& p) {
+  json processes = json::array();
+  for (const auto& q : p.processes)
+    processes.push_back({{"pid", q.pid},
+                         {"parent_pid", q.parent_pid},
+                         {"launches", q.launches},
+                         {"complete", q.complete},
+                         {"refused", q.refused},
+                         {"note", q.note}});
+  json out = {{"argv", p.argv},
+              {"signal", p.signal},
+              {"ended", p.ended},
+              {"wall_seconds", p.wall_seconds},
+              {"replay", p.replay},
+              {"kernel_filter", p.kernel_filter},
+              {"launch_skip", p.launch_skip},
+              {"launch_count", p.launch_count},
+              {"launches", p.launches},
+              {"profiled_launches", p.profiled_launches},
+              {"kernel_seconds", p.kernel_seconds},
+              {"processes", processes},
+              {"left_out", p.left_out}};
+  out["exit_code"] = p.exit_code ? json(*p.exit_code) : json(nullptr);
   return out;
 }
 
@@ -164,7 +198,8 @@ Kernel read_kernel(const Reader& r) {
 Variant read_variant(const Reader& r) {
   Variant v;
   v.name = r.str("name");
-  v.role = parse_enum<Role>(r, "role", role_from_string, "baseline, optimized, reference");
+  v.role =
+      parse_enum<Role>(r, "role", role_from_string, "baseline, optimized, reference, function");
   v.description = r.str_or("description", "");
   v.status = parse_enum<VariantStatus>(r, "status", variant_status_from_string,
                                        "ok, failed, skipped");
@@ -212,7 +247,46 @@ Variant read_variant(const Reader& r) {
     v.kernels.push_back(read_kernel(k));
   });
   if (r.has("timeline")) v.timeline = read_timeline(r.at("timeline"));
+  if (r.has("totals")) {
+    const auto t = r.at("totals");
+    FunctionTotals& f = v.totals.emplace();
+    f.launches = t.integer_or("launches", 0);
+    f.timed_launches = t.integer_or("timed_launches", 0);
+    f.profiled_launches = t.integer_or("profiled_launches", 0);
+    f.total_seconds = t.num_or("total_seconds", 0);
+    f.share_of_gpu_time = t.num_or("share_of_gpu_time", 0);
+  }
   return v;
+}
+
+ProgramInfo read_program(const Reader& r) {
+  ProgramInfo p;
+  r.each("argv", [&](const Reader& a) { p.argv.push_back(a.as_string()); });
+  if (p.argv.empty()) Reader::fail(r.where() + ".argv", "empty: the program is unknown");
+  if (r.has("exit_code")) p.exit_code = static_cast<int>(r.integer("exit_code"));
+  p.signal = r.str_or("signal", "");
+  p.ended = r.str_or("ended", "");
+  p.wall_seconds = r.num_or("wall_seconds", 0);
+  p.replay = r.str_or("replay", "");
+  p.kernel_filter = r.str_or("kernel_filter", "");
+  p.launch_skip = r.integer_or("launch_skip", 0);
+  p.launch_count = r.integer_or("launch_count", 0);
+  p.launches = r.integer_or("launches", 0);
+  p.profiled_launches = r.integer_or("profiled_launches", 0);
+  p.kernel_seconds = r.num_or("kernel_seconds", 0);
+  if (r.has("processes"))
+    r.each("processes", [&](const Reader& q) {
+      ProcessInfo& process = p.processes.emplace_back();
+      process.pid = q.integer("pid");
+      process.parent_pid = q.integer_or("parent_pid", 0);
+      process.launches = q.integer_or("launches", 0);
+      process.complete = q.boolean_or("complete", false);
+      process.refused = q.boolean_or("refused", false);
+      process.note = q.str_or("note", "");
+    });
+  if (r.has("left_out"))
+    r.each("left_out", [&](const Reader& s) { p.left_out.push_back(s.as_string()); });
+  return p;
 }
 
 }  // namespace
@@ -244,20 +318,26 @@ nlohmann::json to_json(const DeviceInfo& d) {
 nlohmann::json to_json(const Report& report) {
   json variants = json::array();
   for (const auto& v : report.variants) variants.push_back(variant_json(v));
-  return {{"schema", report.schema},
-          {"tool",
-           {{"name", report.tool.name},
-            {"version", report.tool.version},
-            {"git_sha", report.tool.git_sha}}},
-          {"argv", report.argv},
-          {"created_utc", report.created_utc},
-          {"device", to_json(report.device)},
-          {"lab",
-           {{"name", report.lab.name}, {"topic", report.lab.topic}, {"summary", report.lab.summary}}},
-          {"params", report.params},
-          {"work", work_json(report.work)},
-          {"variants", variants},
-          {"warnings", report.warnings}};
+  json out = {{"schema", report.schema},
+              {"tool",
+               {{"name", report.tool.name},
+                {"version", report.tool.version},
+                {"git_sha", report.tool.git_sha}}},
+              {"argv", report.argv},
+              {"created_utc", report.created_utc},
+              {"device", to_json(report.device)}};
+  // A report is of a lab or of a program, never both.
+  if (report.program) {
+    out["program"] = program_json(*report.program);
+  } else {
+    out["lab"] = {
+        {"name", report.lab.name}, {"topic", report.lab.topic}, {"summary", report.lab.summary}};
+  }
+  out["params"] = report.params;
+  out["work"] = work_json(report.work);
+  out["variants"] = variants;
+  out["warnings"] = report.warnings;
+  return out;
 }
 
 Report from_json(const nlohmann::json& doc) {
@@ -266,9 +346,9 @@ Report from_json(const nlohmann::json& doc) {
   Report report;
   if (!root.has("schema")) Reader::fail("schema", "missing (not a gpulab report?)");
   report.schema = root.str("schema");
-  if (report.schema != kSchema) {
+  if (report.schema != kSchema && report.schema != kSchemaV1) {
     Reader::fail("schema", "'" + report.schema + "' is not supported (this gpulab reads " +
-                               std::string(kSchema) + ")");
+                               std::string(kSchema) + " and " + kSchemaV1 + ")");
   }
   if (root.has("tool")) {
     const auto t = root.at("tool");
@@ -281,10 +361,15 @@ Report from_json(const nlohmann::json& doc) {
   });
   report.created_utc = root.str_or("created_utc", "");
   report.device = read_device(root.at("device"));
-  const auto lab = root.at("lab");
-  report.lab.name = lab.str("name");
-  report.lab.topic = lab.str_or("topic", "");
-  report.lab.summary = lab.str_or("summary", "");
+  if (report.schema != kSchemaV1 && root.has("program")) {
+    if (root.has("lab")) Reader::fail("lab", "a report is of a lab or of a program, not both");
+    report.program = read_program(root.at("program"));
+  } else {
+    const auto lab = root.at("lab");
+    report.lab.name = lab.str("name");
+    report.lab.topic = lab.str_or("topic", "");
+    report.lab.summary = lab.str_or("summary", "");
+  }
   if (root.has("params")) {
     const auto p = root.at("params");
     if (!p.node().is_object()) Reader::fail("params", "expected an object");

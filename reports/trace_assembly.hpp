@@ -18,6 +18,7 @@ struct TraceRecord {
   Activity activity;
   std::uint64_t start = 0;
   std::uint64_t end = 0;
+  std::uint32_t correlation_id = 0;  // CUPTI's, joining a kernel to its launch; 0 if none
 };
 
 // The driver reports a migration as many small records (a few pages each); back-to-back ones

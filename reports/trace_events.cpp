@@ -63,7 +63,7 @@ json trace_events(const Report& report) {
     if (!v.timeline) continue;
     ++pid;
     const std::string process = fmt::format("GPU {} {} · {}/{}", report.device.index,
-                                            report.device.name, report.lab.name, v.name);
+                                            report.device.name, report.subject(), v.name);
     events.push_back(metadata("process_name", pid, std::nullopt, {{"name", process}}));
     events.push_back(metadata("process_sort_index", pid, std::nullopt, {{"sort_index", pid}}));
     std::set<std::uint32_t> threads;
@@ -88,15 +88,16 @@ json trace_events(const Report& report) {
     }
   }
   if (pid == 0)
-    throw UsageError(fmt::format("the {} report has no timeline: only traced labs (gpulab list "
-                                 "marks them) record one",
-                                 report.lab.name.empty() ? "given" : "'" + report.lab.name + "'"));
+    throw UsageError(
+        fmt::format("the {} report has no timeline: only traced labs (gpulab list "
+                    "marks them) record one",
+                    report.subject().empty() ? "given" : "'" + report.subject() + "'"));
   return {{"traceEvents", std::move(events)},
           {"displayTimeUnit", "ms"},
           {"otherData",
            {{"tool", report.tool.name + " " + report.tool.version},
             {"git_sha", report.tool.git_sha},
-            {"lab", report.lab.name},
+            {"lab", report.subject()},
             {"device", report.device.name},
             {"created_utc", report.created_utc}}}};
 }

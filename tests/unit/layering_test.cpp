@@ -1,7 +1,8 @@
 // The folders depend on each other in one direction: app -> labs, app -> cupti, and all three
-// -> reports, never back. reports/ is plain host code that the GPU-less CI machine tests; a
-// backward include would drag CUDA or CUPTI into it, or tie cupti/ to the labs. And only
-// cupti/ sees CUPTI's headers.
+// -> reports, never back; inject/ (the library `gpulab profile` loads into programs) -> cupti
+// and reports, and nothing includes it. reports/ is plain host code that the GPU-less CI
+// machine tests; a backward include would drag CUDA or CUPTI into it, or tie cupti/ to the labs.
+// And only cupti/ and inject/ see CUPTI's headers.
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -26,6 +27,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"labs", {"labs", "reports"}},
       {"cupti", {"cupti", "reports"}},
       {"reports", {"reports"}},
+      {"inject", {"inject", "cupti", "reports"}},
   };
   return a;
 }
@@ -48,11 +50,11 @@ std::vector<std::string> backward_includes(const std::string& folder, const std:
 }
 
 // System headers a folder may not include: reports/ is plain host code (no CUDA, CUPTI or
-// CUDA libraries), and cupti/ is the only folder that sees CUPTI.
+// CUDA libraries), and cupti/ and inject/ are the only folders that see CUPTI.
 std::vector<std::string> foreign_headers(const std::string& folder, const std::string& text) {
   static const std::regex cuda(R"(^\s*#\s*include\s*<(cuda|cupti|cublas|cub/|nvtx|nvPerf))");
   static const std::regex cupti(R"(^\s*#\s*include\s*<(cupti|nvPerf))");
-  if (folder == "cupti") return {};
+  if (folder == "cupti" || folder == "inject") return {};
   const std::regex& rule = folder == "reports" ? cuda : cupti;
   std::vector<std::string> out;
   std::istringstream lines(text);
@@ -70,6 +72,8 @@ TEST(Layering, BackwardIncludesAreFound) {
   EXPECT_EQ(backward_includes("cupti", "  #  include \"labs/lab.hpp\"").size(), 1u);
   EXPECT_EQ(backward_includes("labs", "#include \"app/session.hpp\"").size(), 1u);
   EXPECT_EQ(backward_includes("labs", "#include \"cupti/range_profiler.hpp\"").size(), 1u);
+  EXPECT_EQ(backward_includes("app", "#include \"inject/record_file.hpp\"").size(), 1u);
+  EXPECT_TRUE(backward_includes("inject", "#include \"cupti/range_profiler.hpp\"").empty());
   EXPECT_EQ(foreign_headers("reports", "#include <cuda_runtime_api.h>").size(), 1u);
   EXPECT_EQ(foreign_headers("app", "#include <cupti_activity.h>").size(), 1u);
   EXPECT_TRUE(foreign_headers("app", "#include <cuda_runtime_api.h>").empty());

@@ -196,8 +196,8 @@ TEST(Shell, PromptAndTabCompletionUnderATerminal) {
   if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
   if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no completion to test";
   // "li<TAB>" must complete to "list"; then quit.
-  const auto out = sh("printf 'li\\t\\nquit\\n' | HOME=" + ::testing::TempDir() +
-                      " " + on_terminal(kBinary + " shell") + " 2>&1");
+  const auto out = sh("printf 'li\\t\\nquit\\n' | HOME=" + ::testing::TempDir() + " " +
+                      on_terminal(kBinary + " shell") + " 2>&1");
   EXPECT_EQ(out.code, 0) << out.text;
   EXPECT_NE(out.text.find("gpulab> "), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos)

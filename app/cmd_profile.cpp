@@ -1,0 +1,261 @@
+// `gpulab profile -- APP [ARGS...]`: the report and diagnosis of labs, for any CUDA program. The
+// program runs unmodified as gpulab's child, with the injection library (inject/) loaded into it
+// by the CUDA driver (CUDA_INJECTION64_PATH); the library writes records into a private folder,
+// and gpulab turns them into a report once the program has ended, however it ended.
+#include <dirent.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "app/commands.hpp"
+#include "app/option_checks.hpp"
+#include "app/program_launcher.hpp"
+#include "app/session.hpp"
+#include "app/utc_time.hpp"
+#include "app/version.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/derived.hpp"
+#include "reports/errors.hpp"
+#include "reports/escape.hpp"
+#include "reports/metric_catalogue.hpp"
+#include "reports/profile_records.hpp"
+#include "reports/program_report.hpp"
+#include "reports/report_json.hpp"
+#include "reports/user_input.hpp"
+
+namespace gpulab::app {
+namespace {
+
+// The library's file name, and where an installed gpulab keeps it relative to its binary
+// (CMakeLists.txt installs it there); a build tree has it beside the binary.
+constexpr const char* kInjectionFile = "libgpulab_inject.so";
+constexpr const char* kInstalledInjectionDir = "../lib/gpulab";
+
+std::string executable_dir() {
+  char path[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return ".";
+  const std::string exe(path, static_cast<std::size_t>(n));
+  return exe.substr(0, exe.find_last_of('/'));
+}
+
+bool readable(const std::string& path) { return ::access(path.c_str(), R_OK) == 0; }
+
+// GPULAB_INJECTION_LIBRARY names another build of it (tests, development).
+std::string injection_library() {
+  if (const char* given = std::getenv("GPULAB_INJECTION_LIBRARY"); given && *given) {
+    if (!readable(given))
+      throw UsageError(
+          fmt::format("GPULAB_INJECTION_LIBRARY names '{}', which cannot be read", given));
+    return given;
+  }
+  const std::string dir = executable_dir();
+  for (const std::string& candidate :
+       {dir + "/" + kInjectionFile, dir + "/" + kInstalledInjectionDir + "/" + kInjectionFile})
+    if (readable(candidate)) return candidate;
+  throw Error(ExitCode::internal,
+              fmt::format("the injection library {} is missing (looked beside {} and in {}): "
+                          "reinstall gpulab, or set GPULAB_INJECTION_LIBRARY",
+                          kInjectionFile, dir, dir + "/" + kInstalledInjectionDir));
+}
+
+// A private folder for the records, removed with what is in it when the profile is done.
+class RecordFolder {
+ public:
+  RecordFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpulab-profile-XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+      throw UsageError(fmt::format("cannot create a folder for the records under {} (set TMPDIR)",
+                                   pattern.substr(0, pattern.find_last_of('/'))));
+    path_ = pattern;
+  }
+  ~RecordFolder() {
+    for (const auto& f : files()) ::unlink(f.c_str());
+    ::rmdir(path_.c_str());
+  }
+  RecordFolder(const RecordFolder&) = delete;
+  RecordFolder& operator=(const RecordFolder&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  std::vector<std::string> files() const {
+    std::vector<std::string> out;
+    if (DIR* d = ::opendir(path_.c_str())) {
+      while (const dirent* e = ::readdir(d))
+        if (e->d_name[0] != '.') out.push_back(path_ + "/" + e->d_name);
+      ::closedir(d);
+    }
+    return out;
+  }
+
+  report::RecordSet read() const {
+    report::RecordSet records;
+    for (const auto& f : files()) {
+      std::ifstream in(f);
+      report::read_records(in, records);
+    }
+    return records;
+  }
+
+ private:
+  std::string path_;
+};
+
+std::int64_t parse_launch_count(const std::string& text) {
+  if (text == "all") return 0;
+  const std::int64_t n = parse_integer("--launch-count", text);
+  if (n < 1)
+    throw UsageError(fmt::format("--launch-count {} is not a count (1 or more, or all)", text));
+  return n;
+}
+
+report::InjectionConfig injection_config(const ProfileOptions& o, const std::string& dir) {
+  report::InjectionConfig c;
+  c.mode = o.trace ? "trace" : "counters";
+  c.kernel_filter = o.kernel;
+  c.launch_skip = o.launch_skip;
+  c.launch_count = parse_launch_count(o.launch_count);
+  c.replay = o.replay;
+  if (!o.trace && o.replay == "kernel") {
+    c.metrics = metrics::resolve(o.metrics.empty() ? (o.diagnose ? "full" : "basic") : o.metrics);
+  }
+  c.watchdog_seconds = o.kernel_timeout;
+  c.output_dir = dir;
+  return c;
+}
+
+void check_options(const ProfileOptions& o) {
+  if (o.command.empty())
+    throw UsageError("profile needs a program: gpulab profile [OPTIONS] -- APP [ARGS...]");
+  if (!o.kernel.empty()) {
+    try {
+      std::regex check(o.kernel, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw UsageError(
+          fmt::format("--kernel '{}' is not a regular expression: {}", o.kernel, e.what()));
+    }
+  }
+  if (o.trace && !o.metrics.empty())
+    throw UsageError("--trace and --metrics: a traced run collects no counters (profile twice)");
+  if (o.replay == "none" && !o.metrics.empty())
+    throw UsageError("--replay none collects no counters: drop --metrics");
+  if (!o.json_path.empty()) check_writable(o.json_path);
+}
+
+std::string metric_set_name(const ProfileOptions& o) {
+  if (o.trace || o.replay == "none") return "none";
+  if (o.metrics.empty()) return o.diagnose ? "full" : "basic";
+  return metrics::is_set_name(o.metrics) ? o.metrics : "custom";
+}
+
+}  // namespace
+
+CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
+  auto* cmd = root.add_subcommand(
+      "profile", "Run a CUDA program and report its kernels: counters, times, diagnosis");
+  cmd->add_option("--kernel,-k", options.kernel,
+                  "Profile only kernels whose demangled name matches this regular expression "
+                  "(the others are timed)");
+  cmd->add_option("--launch-skip", options.launch_skip,
+                  "Matching launches to leave unprofiled before the first profiled one")
+      ->check(integer_in(0, std::int64_t{1} << 40));
+  cmd->add_option("--launch-count,-c", options.launch_count,
+                  "Most launches to profile, or all (default 100; later ones are timed)");
+  cmd->add_option("--metrics,-m", options.metrics,
+                  "Metric set (basic, stalls, full) or comma-separated metrics (default basic; "
+                  "full with --diagnose)");
+  cmd->add_option("--replay", options.replay,
+                  "kernel: counters by CUPTI kernel replay; none: times and launch attributes "
+                  "only, nothing serialized (kernels that wait on others)")
+      ->check(one_of({"kernel", "none"}));
+  cmd->add_flag("--trace", options.trace,
+                "Record the whole program's timeline instead (kernels, copies, memsets, "
+                "unified memory), no counters");
+  cmd->add_option("--kernel-timeout", options.kernel_timeout,
+                  "Stop the program when one profiled launch takes longer (seconds; 0: never)")
+      ->check(number_in(0, 86400));
+  cmd->add_flag("--diagnose,-d", options.diagnose, "Diagnose every profiled launch");
+  cmd->add_option("--threshold,-t", options.thresholds,
+                  "Override a diagnosis threshold NAME=VALUE (repeatable)");
+  cmd->add_option("--json", options.json_path, "Also write the report here (atomically)");
+  cmd->add_option("--format,-f", options.format, "Output format")->check(one_of(kReportFormats));
+  cmd->add_option("command", options.command, "The program and its arguments, after --");
+  cmd->footer(
+      "Examples:\n"
+      "  gpulab profile -- ./my_app --size 4096\n"
+      "  gpulab profile --diagnose --kernel 'gemm|softmax' -- python3 train.py\n"
+      "  gpulab profile --trace --json trace.json -- ./my_app\n"
+      "Exit status: the program's (128 + N when signal N ended it); gpulab's own codes when it "
+      "could not run the program (2) or the injection library is missing (1); 3 when CUPTI "
+      "refused every process (another profiler attached, or no permission for counters).\n");
+  return cmd;
+}
+
+int run_profile(const ProfileOptions& options, Session& session, Io& io,
+                const std::vector<std::string>& argv) {
+  check_options(options);
+  const auto thresholds = parse_thresholds(options.thresholds);
+  RecordFolder folder;
+  const report::InjectionConfig config = injection_config(options, folder.path());
+  const ProgramEnd end = run_program(
+      options.command, {{"CUDA_INJECTION64_PATH", injection_library()},
+                        {report::kInjectionConfigVariable, report::to_json_text(config)}});
+
+  report::ProgramInfo program;
+  program.argv = options.command;
+  program.exit_code = end.exit_code;
+  if (end.signal) program.signal = signal_name(end.signal);
+  program.ended = end.describe();
+  program.wall_seconds = end.wall_seconds;
+  program.replay = options.trace ? "none" : options.replay;
+  program.kernel_filter = options.kernel;
+  program.launch_skip = config.launch_skip;
+  program.launch_count = config.launch_count;
+  report::Report report = report::program_report(program, folder.read(), metric_set_name(options));
+
+  report.tool.version = kVersion;
+  report.tool.git_sha = kGitSha;
+  report.argv = {"gpulab"};
+  report.argv.insert(report.argv.end(), argv.begin(), argv.end());
+  report.created_utc = utc_now();
+  const std::string chip = report.device.chip;
+  const int cupti_version = report.device.cupti_version;
+  try {
+    report.device =
+        session.device();  // after the program: nothing of gpulab's on the GPU meanwhile
+    if (report.device.chip.empty()) report.device.chip = chip;
+    if (cupti_version) report.device.cupti_version = cupti_version;
+  } catch (const Error& e) {
+    report.warnings.push_back(fmt::format("the device could not be described: {}", e.what()));
+  }
+  if (report.program->processes.empty() && end.exit_code)
+    report.warnings.push_back(
+        "the program made no CUDA driver call that loads the injection "
+        "library: no kernels to report");
+  if (options.diagnose) {
+    diagnose_into(report, thresholds);
+  } else {
+    report::derive_all(report);
+  }
+  session.remember(report);
+  if (!options.json_path.empty()) report::save_report(options.json_path, report);
+  print_report(report, options.format, io);
+
+  const auto& processes = report.program->processes;
+  if (!processes.empty() && std::all_of(processes.begin(), processes.end(),
+                                        [](const report::ProcessInfo& p) { return p.refused; })) {
+    io.err << "gpulab: error: CUPTI refused every process of the program: "
+           << report::terminal_safe(processes.front().note) << "\n";
+    return static_cast<int>(ExitCode::no_gpu);
+  }
+  return end.shell_status();
+}
+
+}  // namespace gpulab::app

@@ -1,0 +1,390 @@
+// libgpulab_inject.so: loaded into a program by the CUDA driver (CUDA_INJECTION64_PATH, set by
+// `gpulab profile`), which calls InitializeInjection once, inside the program's first cuInit.
+//
+// In counters mode every kernel launch is seen by CUPTI's callback API; a launch that passes the
+// filters (--kernel, --launch-skip, --launch-count) is profiled by kernel replay between its
+// entry and its exit (CUPTI runs it once per pass, restoring its memory in between), and every
+// launch's execution interval comes from the activity API. In trace mode nothing is replayed:
+// the activity API records kernels, copies, memsets and unified-memory migrations. Each record
+// is written as it is complete (inject/record_file.hpp), so that a program that crashes leaves
+// what came before.
+//
+// Nothing here may end the program because of gpulab: a failure is written as a record (or to
+// stderr) and the program runs on untouched. The one exception is the watchdog.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <string>
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include "cupti/activity_records.hpp"
+#include "cupti/cupti_check.hpp"
+#include "cupti/launch_params.hpp"
+#include "cupti/range_profiler.hpp"
+#include "inject/record_file.hpp"
+#include "inject/watchdog.hpp"
+#include "reports/kernel_name.hpp"
+#include "reports/profile_records.hpp"
+
+namespace gpulab::inject {
+namespace {
+
+using report::RecordedLaunch;
+
+// The process status the watchdog ends a program with (documented in docs/profile.md).
+constexpr int kWatchdogExitCode = 124;
+
+// What one launch callback pair (entry, exit) shares on its thread. Launch calls nest (a
+// runtime launch makes a driver launch): only the outermost is a launch of its own.
+struct InFlight {
+  int depth = 0;
+  RecordedLaunch record;
+  bool profiling = false;
+  cupti::RangeProfiler* profiler = nullptr;
+  std::unique_lock<std::mutex> serialized;  // held from a profiled launch's entry to its exit
+};
+thread_local InFlight t_launch;
+
+class Injection {
+ public:
+  explicit Injection(report::InjectionConfig config)
+      : config_(std::move(config)),
+        file_(config_.output_dir, [this] { return process_line(); }),
+        watchdog_(config_.watchdog_seconds,
+                  [this](std::int64_t index, const std::string& name, double seconds) {
+                    on_watchdog(index, name, seconds);
+                  }) {
+    if (!config_.kernel_filter.empty())
+      filter_.emplace(config_.kernel_filter, std::regex::ECMAScript);
+  }
+
+  void start();
+  void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data);
+  void at_exit();
+
+  void before_fork() { file_.lock_for_fork(); }
+  void after_fork_in_parent() { file_.unlock_after_fork(); }
+  void after_fork_in_child() {
+    file_.unlock_after_fork();
+    launches_ = 0;
+    matched_ = 0;
+    profiled_ = 0;
+    exit_pid_ = 0;  // the child's own end is written by its own exit
+  }
+
+ private:
+  std::string process_line() const {
+    report::RecordedProcess p;
+    p.pid = ::getpid();
+    p.parent_pid = ::getppid();
+    p.mode = config_.mode;
+    p.cupti_version = cupti::api_version();
+    p.refused = refused_;
+    return report::to_line(p);
+  }
+
+  void refuse(const std::string& why) {
+    refused_ = why;
+    std::fprintf(stderr, "gpulab: %s\n", why.c_str());
+    file_.write(process_line());
+  }
+
+  void launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                    const CUpti_CallbackData& info);
+  void launch_exit(const CUpti_CallbackData& info);
+  void read_attributes(CUfunction function, RecordedLaunch& r) const;
+  bool wanted(const RecordedLaunch& r);
+  cupti::RangeProfiler* profiler_for(CUcontext context, std::string& why_not);
+  void context_ending(CUcontext context);
+  void on_activities(cupti::Collected&& got);
+  void on_watchdog(std::int64_t index, const std::string& name, double seconds);
+
+  report::InjectionConfig config_;
+  std::optional<std::regex> filter_;
+  RecordFile file_;
+  Watchdog watchdog_;
+  CUpti_SubscriberHandle subscriber_ = nullptr;
+  std::string refused_;
+  std::optional<cupti::EnabledKinds> kinds_;
+  std::atomic<std::int64_t> launches_{0};
+  std::int64_t matched_ = 0;   // under profile_mutex_
+  std::int64_t profiled_ = 0;  // under profile_mutex_
+  std::mutex profile_mutex_;   // one profiled launch at a time, process-wide
+  std::mutex names_mutex_;
+  std::map<std::string, bool> matches_;  // mangled name -> passes --kernel
+  std::map<CUcontext, std::unique_ptr<cupti::RangeProfiler>> profilers_;
+  std::map<CUcontext, std::string> profiler_errors_;
+  pid_t exit_pid_ = 0;
+};
+
+Injection* g_injection = nullptr;  // lives as long as the process: never destroyed
+
+void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                       const void* data) {
+  static_cast<Injection*>(userdata)->on_callback(domain, id, data);
+}
+
+void Injection::start() {
+  CUpti_SubscriberParams params{CUpti_SubscriberParams_STRUCT_SIZE};
+  params.subscriberName = "gpulab profile";
+  char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
+  params.oldSubscriberName = other;
+  params.oldSubscriberSize = sizeof other;
+  const CUptiResult r = cuptiSubscribe_v2(&subscriber_, callback, this, &params);
+  if (r != CUPTI_SUCCESS) {
+    refuse(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+               ? std::string("another CUPTI client holds this process (") +
+                     (other[0] ? other : "ncu, nsys, compute-sanitizer or a framework profiler") +
+                     "): gpulab profile measures nothing here; run the program without it"
+               : std::string("CUPTI could not be set up: ") + cupti::describe(r));
+    return;
+  }
+  try {
+    for (auto id : cupti::kDriverLaunches)
+      GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+    for (auto id : cupti::kRuntimeLaunches)
+      GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, id));
+    GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
+                                           CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+    cupti::deliver_activities_to([this](cupti::Collected&& got) { on_activities(std::move(got)); });
+    kinds_.emplace();
+    kinds_->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (config_.mode == "trace") {
+      kinds_->enable(CUPTI_ACTIVITY_KIND_MEMCPY);
+      kinds_->enable(CUPTI_ACTIVITY_KIND_MEMSET);
+      if (cupti::configure_unified_memory() == CUPTI_SUCCESS)
+        kinds_->enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    }
+  } catch (const std::exception& e) {
+    refuse(std::string("CUPTI could not be set up: ") + e.what());
+    return;
+  }
+  file_.write(process_line());
+}
+
+void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+      context_ending(static_cast<const CUpti_ResourceData*>(data)->context);
+    return;
+  }
+  const auto& info = *static_cast<const CUpti_CallbackData*>(data);
+  if (info.callbackSite == CUPTI_API_ENTER) {
+    if (t_launch.depth++ == 0) {
+      launch_entry(domain, id, info);
+    } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+      // The driver launch inside a runtime launch: where its CUfunction is known, and the shape
+      // of the launches whose runtime parameters do not give it (__cudaLaunchKernel).
+      RecordedLaunch& r = t_launch.record;
+      if (r.grid[0] == 0) {
+        const cupti::LaunchRecord shape = cupti::driver_launch(id, info.functionParams);
+        for (int i = 0; i < 3; ++i) r.grid[i] = shape.grid[i], r.block[i] = shape.block[i];
+        r.dynamic_shared_bytes = shape.dynamic_shared_bytes;
+      }
+      if (!r.attributes) read_attributes(cupti::driver_function(id, info.functionParams), r);
+    }
+  } else if (--t_launch.depth == 0) {
+    launch_exit(info);
+  }
+}
+
+void Injection::read_attributes(CUfunction function, RecordedLaunch& r) const {
+  if (!function) return;
+  int registers = 0, local = 0, shared = 0, blocks = 0, max_threads = 0;
+  CUdevice device = 0;
+  const int block_threads = static_cast<int>(r.block[0] * r.block[1] * r.block[2]);
+  if (cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function) != CUDA_SUCCESS ||
+      cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function) != CUDA_SUCCESS ||
+      cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) != CUDA_SUCCESS)
+    return;
+  report::StaticAttributes a;
+  a.registers_per_thread = registers;
+  a.local_bytes_per_thread = static_cast<std::uint64_t>(local);
+  a.static_shared_bytes = static_cast<std::uint64_t>(shared);
+  if (block_threads > 0 &&
+      cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function, block_threads,
+                                                  r.dynamic_shared_bytes) == CUDA_SUCCESS &&
+      cuCtxGetDevice(&device) == CUDA_SUCCESS &&
+      cuDeviceGetAttribute(&max_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                           device) == CUDA_SUCCESS &&
+      max_threads > 0) {
+    a.max_active_blocks_per_sm = blocks;
+    // Warps, not threads: a 48-thread block takes two warp slots.
+    const int warps_per_block = (block_threads + 31) / 32;
+    a.theoretical_occupancy = static_cast<double>(blocks * warps_per_block) / (max_threads / 32);
+  }
+  r.attributes = a;
+}
+
+bool Injection::wanted(const RecordedLaunch& r) {
+  if (!filter_) return true;
+  std::lock_guard<std::mutex> lock(names_mutex_);
+  auto [it, added] = matches_.try_emplace(r.mangled_name, false);
+  if (added) it->second = std::regex_search(report::demangle(r.mangled_name), *filter_);
+  return it->second;
+}
+
+cupti::RangeProfiler* Injection::profiler_for(CUcontext context, std::string& why_not) {
+  if (auto it = profiler_errors_.find(context); it != profiler_errors_.end()) {
+    why_not = it->second;
+    return nullptr;
+  }
+  auto& slot = profilers_[context];
+  if (!slot) {
+    try {
+      CUdevice device = 0;
+      if (cuCtxGetDevice(&device) != CUDA_SUCCESS) throw Error(ExitCode::internal, "no device");
+      // RangeProfiler works on the calling thread's current context: the launch's.
+      slot = std::make_unique<cupti::RangeProfiler>(static_cast<int>(device), config_.metrics);
+    } catch (const std::exception& e) {
+      profilers_.erase(context);
+      why_not = profiler_errors_[context] = e.what();
+      return nullptr;
+    }
+  }
+  return slot.get();
+}
+
+void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                             const CUpti_CallbackData& info) {
+  InFlight& f = t_launch;
+  const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+  const cupti::LaunchRecord shape = driver ? cupti::driver_launch(id, info.functionParams)
+                                           : cupti::runtime_launch(id, info.functionParams);
+  RecordedLaunch& r = f.record = RecordedLaunch{};
+  r.pid = ::getpid();
+  r.index = launches_++;
+  r.correlation_id = info.correlationId;
+  r.mangled_name = info.symbolName ? info.symbolName : "(unnamed)";
+  for (int i = 0; i < 3; ++i) r.grid[i] = shape.grid[i], r.block[i] = shape.block[i];
+  r.dynamic_shared_bytes = shape.dynamic_shared_bytes;
+  if (driver) read_attributes(cupti::driver_function(id, info.functionParams), r);
+  r.matched = wanted(r);
+  f.profiling = false;
+  f.profiler = nullptr;
+  if (config_.mode != "counters" || config_.replay != "kernel" || !r.matched) return;
+
+  std::unique_lock<std::mutex> serialized(profile_mutex_);
+  if (matched_++ < config_.launch_skip) return;
+  if (config_.launch_count > 0 && profiled_ >= config_.launch_count) return;
+  ++profiled_;
+  r.profiled = true;
+  std::string why_not;
+  cupti::RangeProfiler* profiler = profiler_for(info.context, why_not);
+  if (!profiler) {
+    r.error = why_not;
+    return;
+  }
+  try {
+    profiler->begin_kernel_replay(1);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+    return;
+  }
+  f.profiling = true;
+  f.profiler = profiler;
+  f.serialized = std::move(serialized);
+  watchdog_.arm(r.index, r.mangled_name);
+}
+
+void Injection::launch_exit(const CUpti_CallbackData& info) {
+  InFlight& f = t_launch;
+  RecordedLaunch& r = f.record;
+  if (f.profiling) {
+    watchdog_.disarm();
+    // A CUresult or a cudaError_t, by domain: both are 0 for success.
+    const int returned =
+        info.functionReturnValue ? *static_cast<const int*>(info.functionReturnValue) : 0;
+    // Every pass has run once the kernel is done (kernel replay serializes it).
+    const CUresult finished = returned == 0 ? cuCtxSynchronize() : CUDA_SUCCESS;
+    if (returned != 0 || finished != CUDA_SUCCESS) {
+      f.profiler->abandon_kernel_replay();
+      r.error =
+          "the launch failed (CUDA error " + std::to_string(returned ? returned : finished) + ")";
+    } else {
+      try {
+        const auto ranges = f.profiler->end_kernel_replay();
+        if (ranges.empty()) {
+          r.error = "kernel replay recorded no range for the launch";
+        } else {
+          r.metrics = ranges.front().values;
+          r.passes = f.profiler->passes();
+        }
+      } catch (const std::exception& e) {
+        r.error = e.what();
+      }
+    }
+    f.profiling = false;
+    f.serialized = {};
+  }
+  file_.write(report::to_line(r));
+}
+
+void Injection::context_ending(CUcontext context) {
+  // Before the context goes: its kernels' activity records, and its profiler's CUPTI objects.
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard<std::mutex> lock(profile_mutex_);
+  profilers_.erase(context);
+}
+
+void Injection::on_activities(cupti::Collected&& got) {
+  const std::int64_t pid = ::getpid();
+  std::string lines;
+  for (const auto& t : got.records) {
+    if (t.activity.kind == report::ActivityKind::kernel)
+      lines += report::to_line(
+          report::RecordedKernelTime{pid, t.correlation_id, t.start, t.end, t.activity.stream});
+    if (config_.mode == "trace") lines += report::to_line(pid, t);
+  }
+  if (config_.mode == "trace") lines += report::to_line(pid, got.counts);
+  if (!lines.empty()) file_.write(lines);
+}
+
+void Injection::on_watchdog(std::int64_t index, const std::string& name, double seconds) {
+  file_.write(report::to_line(report::RecordedWatchdog{::getpid(), index, name, seconds}));
+  std::fprintf(stderr,
+               "gpulab: launch %lld of %s ran for more than %g s under replay; the program is "
+               "stopped (a kernel that waits for another cannot be replayed: try --replay none)\n",
+               static_cast<long long>(index), report::display_name(report::demangle(name)).c_str(),
+               seconds);
+  std::_Exit(kWatchdogExitCode);
+}
+
+void Injection::at_exit() {
+  if (exit_pid_ == ::getpid()) return;  // registered once, runs once per process
+  exit_pid_ = ::getpid();
+  if (subscriber_ && refused_.empty()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  file_.write(report::end_line(::getpid()));
+}
+
+}  // namespace
+}  // namespace gpulab::inject
+
+// The driver calls this once, from the program's first cuInit; 1 means the tool is in place.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  using gpulab::inject::g_injection;
+  if (g_injection) return 1;
+  const char* text = std::getenv(gpulab::report::kInjectionConfigVariable);
+  if (!text) return 1;  // loaded without gpulab profile: stay out of the way
+  try {
+    g_injection = new gpulab::inject::Injection(gpulab::report::injection_config_from_json(text));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpulab: the profile settings are unusable: %s\n", e.what());
+    return 1;
+  }
+  pthread_atfork([] { g_injection->before_fork(); }, [] { g_injection->after_fork_in_parent(); },
+                 [] { g_injection->after_fork_in_child(); });
+  std::atexit([] { g_injection->at_exit(); });
+  g_injection->start();
+  return 1;
+}

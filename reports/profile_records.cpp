@@ -1,0 +1,240 @@
+#include "reports/profile_records.hpp"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/errors.hpp"
+#include "reports/json_reader.hpp"
+
+namespace gpulab::report {
+namespace {
+
+using nlohmann::json;
+
+std::string line_of(json j) { return j.dump() + "\n"; }
+
+json shape(const std::uint32_t (&v)[3]) { return json::array({v[0], v[1], v[2]}); }
+
+void read_shape(const Reader& r, const std::string& key, std::uint32_t (&v)[3]) {
+  if (!r.has(key)) return;
+  int i = 0;
+  r.each(key, [&](const Reader& d) {
+    if (i < 3) v[i++] = static_cast<std::uint32_t>(d.as_integer());
+  });
+}
+
+json attributes_json(const StaticAttributes& a) {
+  return {{"registers_per_thread", a.registers_per_thread},
+          {"local_bytes_per_thread", a.local_bytes_per_thread},
+          {"static_shared_bytes", a.static_shared_bytes},
+          {"max_active_blocks_per_sm", a.max_active_blocks_per_sm},
+          {"theoretical_occupancy", a.theoretical_occupancy}};
+}
+
+StaticAttributes read_attributes(const Reader& a) {
+  StaticAttributes s;
+  s.registers_per_thread = static_cast<int>(a.integer_or("registers_per_thread", 0));
+  s.local_bytes_per_thread = static_cast<std::uint64_t>(a.integer_or("local_bytes_per_thread", 0));
+  s.static_shared_bytes = static_cast<std::uint64_t>(a.integer_or("static_shared_bytes", 0));
+  s.max_active_blocks_per_sm = static_cast<int>(a.integer_or("max_active_blocks_per_sm", 0));
+  s.theoretical_occupancy = a.num_or("theoretical_occupancy", 0);
+  return s;
+}
+
+// NaN and infinities have no JSON form: such a value is left out, as in reports.
+json finite(const std::map<std::string, double>& values) {
+  json out = json::object();
+  for (const auto& [name, value] : values)
+    if (std::isfinite(value)) out[name] = value;
+  return out;
+}
+
+void read_line(const json& doc, RecordSet& into) {
+  const Reader r(doc, "record");
+  const std::string type = r.str("record");
+  const std::int64_t pid = r.integer("pid");
+  if (type == "process") {
+    RecordedProcess& p = into.processes.emplace_back();
+    p.pid = pid;
+    p.parent_pid = r.integer_or("parent_pid", 0);
+    p.mode = r.str_or("mode", "counters");
+    p.cupti_version = static_cast<int>(r.integer_or("cupti_version", 0));
+    p.chip = r.str_or("chip", "");
+    p.refused = r.str_or("refused", "");
+  } else if (type == "launch") {
+    RecordedLaunch& l = into.launches.emplace_back();
+    l.pid = pid;
+    l.index = r.integer("index");
+    l.correlation_id = static_cast<std::uint32_t>(r.integer_or("correlation_id", 0));
+    l.mangled_name = r.str("name");
+    read_shape(r, "grid", l.grid);
+    read_shape(r, "block", l.block);
+    l.dynamic_shared_bytes = static_cast<std::uint32_t>(r.integer_or("dynamic_shared_bytes", 0));
+    if (r.has("attributes")) l.attributes = read_attributes(r.at("attributes"));
+    l.matched = r.boolean_or("matched", false);
+    l.profiled = r.boolean_or("profiled", false);
+    l.passes = static_cast<int>(r.integer_or("passes", 0));
+    l.metrics = r.number_map_or_empty("metrics");
+    l.error = r.str_or("error", "");
+  } else if (type == "kernel") {
+    RecordedKernelTime& k = into.kernel_times.emplace_back();
+    k.pid = pid;
+    k.correlation_id = static_cast<std::uint32_t>(r.integer("correlation_id"));
+    k.start_ns = static_cast<std::uint64_t>(r.integer("start_ns"));
+    k.end_ns = static_cast<std::uint64_t>(r.integer("end_ns"));
+    k.stream = static_cast<std::uint32_t>(r.integer_or("stream", 0));
+  } else if (type == "watchdog") {
+    RecordedWatchdog& w = into.watchdogs.emplace_back();
+    w.pid = pid;
+    w.launch_index = r.integer_or("launch_index", 0);
+    w.mangled_name = r.str_or("name", "");
+    w.seconds = r.num_or("seconds", 0);
+  } else if (type == "end") {
+    into.ended.push_back(pid);
+  } else if (type == "activity") {
+    TraceRecord& t = into.activities.emplace_back();
+    const auto kind = activity_kind_from_string(r.str("kind"));
+    if (!kind) Reader::fail("record.kind", "unknown activity kind");
+    t.activity.kind = *kind;
+    t.activity.name = r.str_or("name", "");
+    t.activity.stream = static_cast<std::uint32_t>(r.integer_or("stream", 0));
+    t.activity.bytes = static_cast<std::uint64_t>(r.integer_or("bytes", 0));
+    t.activity.source_memory = r.str_or("source_memory", "");
+    t.activity.destination_memory = r.str_or("destination_memory", "");
+    t.activity.cause = r.str_or("cause", "");
+    t.start = static_cast<std::uint64_t>(r.integer("start_ns"));
+    t.end = static_cast<std::uint64_t>(r.integer("end_ns"));
+  } else if (type == "trace-counts") {
+    TraceCounts c;
+    c.cpu_page_faults = static_cast<std::uint64_t>(r.integer_or("cpu_page_faults", 0));
+    c.gpu_page_faults = static_cast<std::uint64_t>(r.integer_or("gpu_page_faults", 0));
+    c.lost = static_cast<std::uint64_t>(r.integer_or("lost", 0));
+    c.unreadable = r.boolean_or("unreadable", false);
+    into.trace_counts[pid] += c;
+  } else {
+    Reader::fail("record", "unknown record type '" + type + "'");
+  }
+}
+
+json activity_json(const TraceRecord& t) {
+  const Activity& a = t.activity;
+  json out = {{"kind", to_string(a.kind)}, {"name", a.name},      {"stream", a.stream},
+              {"bytes", a.bytes},          {"start_ns", t.start}, {"end_ns", t.end}};
+  if (!a.source_memory.empty()) out["source_memory"] = a.source_memory;
+  if (!a.destination_memory.empty()) out["destination_memory"] = a.destination_memory;
+  if (!a.cause.empty()) out["cause"] = a.cause;
+  return out;
+}
+
+}  // namespace
+
+std::string to_line(const RecordedProcess& r) {
+  return line_of({{"record", "process"},
+                  {"pid", r.pid},
+                  {"parent_pid", r.parent_pid},
+                  {"mode", r.mode},
+                  {"cupti_version", r.cupti_version},
+                  {"chip", r.chip},
+                  {"refused", r.refused}});
+}
+
+std::string to_line(const RecordedLaunch& r) {
+  json out = {{"record", "launch"},      {"pid", r.pid},
+              {"index", r.index},        {"correlation_id", r.correlation_id},
+              {"name", r.mangled_name},  {"grid", shape(r.grid)},
+              {"block", shape(r.block)}, {"dynamic_shared_bytes", r.dynamic_shared_bytes},
+              {"matched", r.matched},    {"profiled", r.profiled}};
+  if (r.attributes) out["attributes"] = attributes_json(*r.attributes);
+  if (r.profiled) {
+    out["passes"] = r.passes;
+    out["metrics"] = finite(r.metrics);
+  }
+  if (!r.error.empty()) out["error"] = r.error;
+  return line_of(std::move(out));
+}
+
+std::string to_line(const RecordedKernelTime& r) {
+  return line_of({{"record", "kernel"},
+                  {"pid", r.pid},
+                  {"correlation_id", r.correlation_id},
+                  {"start_ns", r.start_ns},
+                  {"end_ns", r.end_ns},
+                  {"stream", r.stream}});
+}
+
+std::string to_line(const RecordedWatchdog& r) {
+  return line_of({{"record", "watchdog"},
+                  {"pid", r.pid},
+                  {"launch_index", r.launch_index},
+                  {"name", r.mangled_name},
+                  {"seconds", r.seconds}});
+}
+
+std::string end_line(std::int64_t pid) { return line_of({{"record", "end"}, {"pid", pid}}); }
+
+std::string to_line(std::int64_t pid, const TraceRecord& r) {
+  json out = activity_json(r);
+  out["record"] = "activity";
+  out["pid"] = pid;
+  return line_of(std::move(out));
+}
+
+std::string to_line(std::int64_t pid, const TraceCounts& c) {
+  return line_of({{"record", "trace-counts"},
+                  {"pid", pid},
+                  {"cpu_page_faults", c.cpu_page_faults},
+                  {"gpu_page_faults", c.gpu_page_faults},
+                  {"lost", c.lost},
+                  {"unreadable", c.unreadable}});
+}
+
+void read_records(std::istream& in, RecordSet& into) {
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    try {
+      read_line(json::parse(line), into);
+    } catch (const std::exception&) {  // cut short by a kill, or not a record
+      ++into.unreadable_lines;
+    }
+  }
+}
+
+std::string to_json_text(const InjectionConfig& c) {
+  return json{{"mode", c.mode},
+              {"kernel_filter", c.kernel_filter},
+              {"launch_skip", c.launch_skip},
+              {"launch_count", c.launch_count},
+              {"replay", c.replay},
+              {"metrics", c.metrics},
+              {"watchdog_seconds", c.watchdog_seconds},
+              {"output_dir", c.output_dir}}
+      .dump();
+}
+
+InjectionConfig injection_config_from_json(const std::string& text) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception&) {
+    throw UsageError(std::string(kInjectionConfigVariable) + " is not valid JSON");
+  }
+  const Reader r(doc, kInjectionConfigVariable);
+  InjectionConfig c;
+  c.mode = r.str_or("mode", c.mode);
+  if (c.mode != "counters" && c.mode != "trace")
+    Reader::fail(r.where() + ".mode", "expected counters or trace");
+  c.kernel_filter = r.str_or("kernel_filter", "");
+  c.launch_skip = r.integer_or("launch_skip", 0);
+  c.launch_count = r.integer_or("launch_count", 0);
+  c.replay = r.str_or("replay", c.replay);
+  if (c.replay != "kernel" && c.replay != "none")
+    Reader::fail(r.where() + ".replay", "expected kernel or none");
+  if (r.has("metrics"))
+    r.each("metrics", [&](const Reader& m) { c.metrics.push_back(m.as_string()); });
+  c.watchdog_seconds = r.num_or("watchdog_seconds", 0);
+  c.output_dir = r.str("output_dir");
+  return c;
+}
+
+}  // namespace gpulab::report

@@ -1,0 +1,109 @@
+// What the injection library of `gpulab profile` records inside a profiled program, and how the
+// parent reads it back: one JSON object per line, appended to one file per process as each
+// record is complete, so that a program that exits, crashes or is killed leaves every record
+// written before. The parent reads the lines of every process's file; a last line cut short by a
+// kill is counted, not fatal. Plain data and text: the writer (inject/) and the reader (app/)
+// share this file, and CPU tests reach both sides.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/report.hpp"
+#include "reports/trace_assembly.hpp"
+
+namespace gpulab::report {
+
+// The first record of every process's file.
+struct RecordedProcess {
+  std::int64_t pid = 0;
+  std::int64_t parent_pid = 0;
+  std::string mode;  // "counters" or "trace"
+  int cupti_version = 0;
+  std::string chip;  // of the device of the first profiled launch; empty before one
+  // Why the injection measures nothing in this process (another CUPTI client holds the
+  // callbacks, counters are not permitted, ...); empty when it works.
+  std::string refused;
+};
+
+// One kernel launch, as the launch callback saw it; written when the launch returns.
+struct RecordedLaunch {
+  std::int64_t pid = 0;
+  std::int64_t index = 0;            // every launch of the process, from 0, in launch order
+  std::uint32_t correlation_id = 0;  // CUPTI's, to join the activity record's duration
+  std::string mangled_name;
+  std::uint32_t grid[3] = {0, 0, 0};
+  std::uint32_t block[3] = {0, 0, 0};
+  std::uint32_t dynamic_shared_bytes = 0;
+  std::optional<StaticAttributes> attributes;  // when the driver could be asked
+  bool matched = false;                        // passed --kernel
+  bool profiled = false;                       // counters collected (or tried: see `error`)
+  int passes = 0;
+  std::map<std::string, double> metrics;
+  std::string error;  // why counters of a profiled launch are missing
+};
+
+// A kernel's execution interval from the activity API, joined to its launch by correlation id.
+struct RecordedKernelTime {
+  std::int64_t pid = 0;
+  std::uint32_t correlation_id = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint32_t stream = 0;
+};
+
+// The watchdog ended the process: a profiled launch ran for longer than the limit (a kernel that
+// waits on another, which replay serializes, never finishes).
+struct RecordedWatchdog {
+  std::int64_t pid = 0;
+  std::int64_t launch_index = 0;
+  std::string mangled_name;
+  double seconds = 0;
+};
+
+// Everything the files of one profiled run held.
+struct RecordSet {
+  std::vector<RecordedProcess> processes;
+  std::vector<RecordedLaunch> launches;
+  std::vector<RecordedKernelTime> kernel_times;
+  std::vector<RecordedWatchdog> watchdogs;
+  std::vector<std::int64_t> ended;      // pids whose records end with the process's normal end
+  std::vector<TraceRecord> activities;  // trace mode
+  std::map<std::int64_t, TraceCounts> trace_counts;  // trace mode, per pid
+  std::int64_t unreadable_lines = 0;  // lines cut short by a kill, or not records at all
+};
+
+std::string to_line(const RecordedProcess& r);
+std::string to_line(const RecordedLaunch& r);
+std::string to_line(const RecordedKernelTime& r);
+std::string to_line(const RecordedWatchdog& r);
+std::string end_line(std::int64_t pid);
+std::string to_line(std::int64_t pid, const TraceRecord& r);
+std::string to_line(std::int64_t pid, const TraceCounts& counts);
+
+// Adds the records of one file to `into`; never throws on content (a bad line is counted).
+void read_records(std::istream& in, RecordSet& into);
+
+// The parent's options, passed to the injection library in the environment as one JSON object.
+struct InjectionConfig {
+  std::string mode = "counters";  // "counters" or "trace"
+  std::string kernel_filter;      // ECMAScript regular expression searched in the demangled name
+  std::int64_t launch_skip = 0;
+  std::int64_t launch_count = 0;  // 0: no limit
+  std::string replay = "kernel";  // "kernel" or "none"
+  std::vector<std::string> metrics;
+  double watchdog_seconds = 0;  // 0: none
+  std::string output_dir;       // where each process writes <pid>.jsonl
+};
+
+inline constexpr const char* kInjectionConfigVariable = "GPULAB_PROFILE_CONFIG";
+
+std::string to_json_text(const InjectionConfig& config);
+// Throws UsageError naming the field at fault.
+InjectionConfig injection_config_from_json(const std::string& text);
+
+}  // namespace gpulab::report

@@ -1,0 +1,245 @@
+#include "reports/program_report.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "reports/kernel_name.hpp"
+#include "reports/metric_catalogue.hpp"
+#include "reports/statistics.hpp"
+#include "reports/timeline.hpp"
+
+namespace gpulab::report {
+namespace {
+
+using ProcessKey = std::pair<std::int64_t, std::uint32_t>;  // pid, correlation id
+
+// A launch's duration in seconds: the counter of a profiled launch (what ncu reports as its
+// Duration), else the activity record's interval; nullopt when neither arrived.
+std::optional<double> duration_of(const RecordedLaunch& launch,
+                                  const std::map<ProcessKey, double>& activity_seconds) {
+  if (launch.profiled) {
+    const auto it = launch.metrics.find(metrics::name::duration);
+    if (it != launch.metrics.end()) return it->second * 1e-9;
+  }
+  const auto it = activity_seconds.find({launch.pid, launch.correlation_id});
+  if (it != activity_seconds.end()) return it->second;
+  return std::nullopt;
+}
+
+struct Function {
+  std::string mangled;
+  std::vector<const RecordedLaunch*> launches;
+  std::vector<double> durations;
+  double total = 0;
+};
+
+Kernel kernel_of(const RecordedLaunch& launch, const std::string& label, int launch_index) {
+  Kernel k;
+  k.name = label;
+  k.function = demangle(launch.mangled_name);
+  k.mangled_name = launch.mangled_name;
+  k.launch_index = launch_index;
+  if (launch.attributes) k.attributes = *launch.attributes;
+  k.attributes.block_threads =
+      static_cast<int>(launch.block[0] * launch.block[1] * launch.block[2]);
+  k.attributes.grid_blocks = std::uint64_t{launch.grid[0]} * launch.grid[1] * launch.grid[2];
+  k.attributes.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+  k.metrics = launch.metrics;
+  return k;
+}
+
+// Display names of functions are short and can collide (overloads, two template instances the
+// display form folds together): the second one seen gets " #2", and so on.
+std::string unique_label(const std::string& wanted, std::set<std::string>& taken) {
+  std::string label = wanted;
+  for (int n = 2; !taken.insert(label).second; ++n) label = fmt::format("{} #{}", wanted, n);
+  return label;
+}
+
+Variant function_variant(const Function& f, const std::string& label, double program_seconds,
+                         const std::string& metric_set) {
+  Variant v;
+  v.name = label;
+  v.role = Role::function;
+  v.description = demangle(f.mangled);
+  v.check.status = CheckStatus::skipped;
+  v.check.message = "a profiled program's kernel has no reference to check against";
+  v.timing = summarize(f.durations, 0, false);
+  v.timing.repeat = static_cast<int>(f.durations.size());
+  FunctionTotals& t = v.totals.emplace();
+  t.launches = static_cast<std::int64_t>(f.launches.size());
+  t.timed_launches = static_cast<std::int64_t>(f.durations.size());
+  t.total_seconds = f.total;
+  t.share_of_gpu_time = program_seconds > 0 ? f.total / program_seconds : 0;
+  v.counters.metric_set = metric_set;
+  v.counters.replay = "kernel";
+  // CUPTI 13.0's kernel replay runs the passes back to back: no cache flush between them.
+  v.counters.cache_control = "none";
+  int index = 0;
+  for (const RecordedLaunch* launch : f.launches) {
+    const int launch_index = index++;
+    if (!launch->profiled) continue;
+    ++t.profiled_launches;
+    if (!launch->error.empty()) {
+      if (v.counters.note.empty())
+        v.counters.note = fmt::format("launch {}: {}", launch_index, launch->error);
+      continue;
+    }
+    v.counters.collected = true;
+    v.counters.passes = std::max(v.counters.passes, launch->passes);
+    v.kernels.push_back(kernel_of(*launch, label, launch_index));
+  }
+  if (t.profiled_launches == 0 && v.counters.note.empty())
+    v.counters.note = "no launch of this function was profiled";
+  return v;
+}
+
+ProcessInfo process_info(const RecordedProcess& p, const RecordSet& records) {
+  ProcessInfo info;
+  info.pid = p.pid;
+  info.parent_pid = p.parent_pid;
+  info.launches = std::count_if(records.launches.begin(), records.launches.end(),
+                                [&](const RecordedLaunch& l) { return l.pid == p.pid; });
+  info.complete =
+      std::find(records.ended.begin(), records.ended.end(), p.pid) != records.ended.end();
+  for (const auto& w : records.watchdogs)
+    if (w.pid == p.pid)
+      info.note = fmt::format(
+          "stopped by the watchdog: launch {} of {} ran for more than {:g} s "
+          "under replay (a kernel that waits for another cannot be replayed: "
+          "try --replay none)",
+          w.launch_index, display_name(demangle(w.mangled_name)), w.seconds);
+  if (!p.refused.empty()) {
+    info.refused = true;
+    info.note = p.refused;
+  }
+  if (info.note.empty() && !info.complete)
+    info.note =
+        "its records stop before it ended normally (a crash, a signal or _exit): what "
+        "follows the last record is missing";
+  return info;
+}
+
+void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t untimed) {
+  std::int64_t unmatched = 0, skipped = 0, past_count = 0;
+  std::set<std::string> unmatched_functions;
+  for (const auto& l : records.launches) {
+    if (!l.matched) {
+      ++unmatched;
+      unmatched_functions.insert(l.mangled_name);
+    } else if (!l.profiled) {
+      (program.launch_skip > 0 && skipped < program.launch_skip ? skipped : past_count) += 1;
+    }
+  }
+  auto& out = program.left_out;
+  if (unmatched > 0)
+    out.push_back(
+        fmt::format("{} launches of {} functions did not match --kernel '{}': timed, "
+                    "not profiled",
+                    unmatched, unmatched_functions.size(), program.kernel_filter));
+  if (skipped > 0)
+    out.push_back(
+        fmt::format("the first {} matching launches were skipped (--launch-skip): "
+                    "timed, not profiled",
+                    skipped));
+  if (past_count > 0)
+    out.push_back(
+        fmt::format("{} matching launches after the first {} profiled were timed, not "
+                    "profiled (--launch-count)",
+                    past_count, program.launch_count));
+  if (untimed > 0)
+    out.push_back(
+        fmt::format("{} launches have no duration: their activity records were not "
+                    "delivered before the process ended",
+                    untimed));
+  if (records.unreadable_lines > 0)
+    out.push_back(
+        fmt::format("{} record lines could not be read (cut short when a process was "
+                    "killed)",
+                    records.unreadable_lines));
+}
+
+// Trace mode: the program's whole timeline, as one variant that holds only the timeline.
+std::optional<Variant> timeline_variant(const RecordSet& records) {
+  if (records.activities.empty()) return std::nullopt;
+  Variant v;
+  v.name = "timeline";
+  v.role = Role::function;
+  v.description = "every kernel, copy, memset and unified-memory migration of the program";
+  v.check.status = CheckStatus::skipped;
+  v.check.message = "a profiled program has no reference to check against";
+  v.counters.metric_set = "none";
+  Timeline& t = v.timeline.emplace();
+  t.kernel_records = "concurrent";
+  t.activities = assemble_activities(records.activities, 0);
+  t.unified_memory.available = true;
+  TraceCounts counts;
+  for (const auto& [pid, c] : records.trace_counts) counts += c;
+  add_trace_counts(t, counts);
+  t.summary = summarize(t);
+  v.timing = summarize({t.summary.span_seconds}, 0, false);
+  return v;
+}
+
+}  // namespace
+
+Report program_report(ProgramInfo program, const RecordSet& records,
+                      const std::string& metric_set) {
+  Report report;
+  std::map<ProcessKey, double> activity_seconds;
+  for (const auto& k : records.kernel_times)
+    if (k.end_ns >= k.start_ns)
+      activity_seconds[{k.pid, k.correlation_id}] =
+          static_cast<double>(k.end_ns - k.start_ns) * 1e-9;
+
+  // Launches in process order (the order the records name them), then launch order.
+  std::vector<const RecordedLaunch*> launches;
+  for (const auto& l : records.launches) launches.push_back(&l);
+  std::stable_sort(launches.begin(), launches.end(), [](const auto* a, const auto* b) {
+    return a->pid != b->pid ? a->pid < b->pid : a->index < b->index;
+  });
+
+  std::vector<Function> functions;
+  std::map<std::string, std::size_t> by_name;
+  std::int64_t untimed = 0;
+  for (const RecordedLaunch* l : launches) {
+    auto [it, added] = by_name.try_emplace(l->mangled_name, functions.size());
+    if (added) functions.push_back({l->mangled_name, {}, {}, 0});
+    Function& f = functions[it->second];
+    f.launches.push_back(l);
+    if (const auto seconds = duration_of(*l, activity_seconds)) {
+      f.durations.push_back(*seconds);
+      f.total += *seconds;
+    } else {
+      ++untimed;
+    }
+    program.profiled_launches += l->profiled && l->error.empty() ? 1 : 0;
+  }
+  program.launches = static_cast<std::int64_t>(launches.size());
+  for (const auto& f : functions) program.kernel_seconds += f.total;
+
+  // Heaviest first: where the program's kernel time goes is the first thing to read.
+  std::stable_sort(functions.begin(), functions.end(),
+                   [](const Function& a, const Function& b) { return a.total > b.total; });
+  if (auto timeline = timeline_variant(records)) report.variants.push_back(std::move(*timeline));
+  std::set<std::string> labels;
+  for (const auto& f : functions) {
+    const std::string label = unique_label(display_name(demangle(f.mangled)), labels);
+    report.variants.push_back(function_variant(f, label, program.kernel_seconds, metric_set));
+  }
+
+  for (const auto& p : records.processes) {
+    program.processes.push_back(process_info(p, records));
+    if (report.device.chip.empty()) report.device.chip = p.chip;
+    if (report.device.cupti_version == 0) report.device.cupti_version = p.cupti_version;
+  }
+  note_left_out(program, records, untimed);
+  report.program = std::move(program);
+  return report;
+}
+
+}  // namespace gpulab::report

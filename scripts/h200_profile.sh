@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `gpulab profile` on a GPU machine, in one call: builds gpulab and the test programs, runs the
+# profile GPU tests, profiles a PyTorch script with the diagnosis, cross-checks the test
+# programs' counters against ncu (two ncu runs each, for ncu's own spread), and measures the
+# overhead against ncu for the same metrics and kernels. Prints a short summary last.
+#   bash scripts/h200_profile.sh [OUT_DIR]
+set -uo pipefail
+out=${1:-${OUT:-/tmp/gpulab-out}}
+source "$(dirname "$0")/h200_common.sh"
+apps=$build/tests/apps
+
+build_gpulab
+
+step "GPU tests of gpulab profile"
+timeout 300 $build/tests/gpulab_gpu_tests --gtest_filter='ProfileGpu.*' --gtest_brief=1 \
+    >"$logs/profile_tests.txt" 2>&1
+rc=$?
+tail -30 "$logs/profile_tests.txt"
+note "ProfileGpu tests: exit $rc ($(grep -c '^\[       OK' "$logs/profile_tests.txt") ok, $(grep -c '^\[  FAILED  \]' "$logs/profile_tests.txt") failed lines)"
+
+step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
+cat >"$logs/torch_demo.py" <<'PY'
+import torch
+x = torch.randn(8192, 8192, device="cuda")
+t = x.t().contiguous()          # transposed copy
+s = x[:, ::2].contiguous()      # strided slice copy
+total = x.sum()                 # reduction
+y = x @ x                       # matmul
+torch.cuda.synchronize()
+print("checksum", float(t[1, 0] - x[0, 1]), s.shape[1], float(total) != 0, y.shape[0])
+PY
+timeout 300 $bin profile --diagnose --json "$out/torch_profile.json" -- python3 "$logs/torch_demo.py" \
+    >"$out/torch_profile.txt" 2>&1
+note "pytorch profile --diagnose: exit $?"
+tail -60 "$out/torch_profile.txt"
+
+step "counters against ncu"
+metric_names() {  # the metrics a report holds, comma-separated
+  python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' "$1" 2>/dev/null
+}
+for app in runtime_launches driver_launch many_kernels streams_copies; do
+  timeout 120 $bin profile --launch-count all --metrics basic --json "$reports/$app.json" -- "$apps/$app" \
+      >"$logs/profile_$app.txt" 2>&1
+  names=$(metric_names "$reports/$app.json")
+  [ -n "$names" ] || { note "$app: no counters in the report"; continue; }
+  for run in a b; do
+    timeout 200 ncu --clock-control none --cache-control none --csv --print-units base \
+        --print-kernel-base mangled --metrics "$names" "$apps/$app" >"$reports/$app.$run.csv" 2>/dev/null
+  done
+  python3 scripts/profile_vs_ncu.py "$reports/$app.json" "$reports/$app.a.csv" "$reports/$app.b.csv" \
+      >"$out/ncu_$app.txt" 2>&1
+  note "$app vs ncu: $(tail -1 "$out/ncu_$app.txt")"
+done
+
+step "overhead against ncu (same metrics, every launch of many_kernels)"
+names=$(metric_names "$reports/many_kernels.json")
+t0=$(ms)
+$bin profile --launch-count all --metrics basic -- "$apps/many_kernels" >/dev/null 2>&1
+t1=$(ms)
+ncu --clock-control none --cache-control none --metrics "$names" "$apps/many_kernels" >/dev/null 2>&1
+t2=$(ms)
+note "overhead: gpulab $(( t1 - t0 )) ms, ncu $(( t2 - t1 )) ms, ratio $(python3 -c "print(round($(( t1 - t0 )) / max(1, $(( t2 - t1 ))), 3))")"
+
+tar -czf "$out/profile_reports.tgz" -C "$reports" . 2>/dev/null
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}"

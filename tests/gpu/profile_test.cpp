@@ -1,0 +1,208 @@
+// `gpulab profile` on the programs of tests/apps, on a real GPU: the records of every launch
+// (names, counts, shapes), counters against the kernels' known signatures, and a report however
+// the program ends.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "gpu/gpu_session.hpp"
+#include "reports/metric_catalogue.hpp"
+#include "reports/report_json.hpp"
+
+namespace gpulab {
+namespace {
+
+namespace m = metrics::name;
+
+struct Profiled {
+  int code = -1;
+  std::string output;  // stdout and stderr
+  std::optional<report::Report> report;
+};
+
+// gpulab profile OPTIONS --json FILE -- tests/apps/APP ARGS
+Profiled profile(const std::string& options, const std::string& app, const std::string& args = "") {
+  static int n = 0;
+  const std::string json = ::testing::TempDir() + "/gpulab_profile_" + std::to_string(::getpid()) +
+                           "_" + std::to_string(n++) + ".json";
+  const std::string command = std::string(GPULAB_BINARY) + " profile " + options + " --json " +
+                              json + " -- " + GPULAB_PROFILE_APPS_DIR + "/" + app + " " + args +
+                              " 2>&1";
+  Profiled out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return out;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe)) out.output += buf.data();
+  const int status = ::pclose(pipe);
+  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  try {
+    out.report = report::load_report(json);
+  } catch (const std::exception&) {
+  }
+  std::remove(json.c_str());
+  return out;
+}
+
+const report::Variant* function(const report::Report& r, const std::string& name) {
+  return r.find_variant(name);
+}
+
+double metric(const report::Kernel& k, const char* name) {
+  const auto it = k.metrics.find(name);
+  return it == k.metrics.end() ? -1 : it->second;
+}
+
+TEST(ProfileGpu, RuntimeLaunchesByFunctionWithTheirSignatures) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("", "runtime_launches");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  const auto& r = *p.report;
+  EXPECT_EQ(r.program->launches, 3) << p.output;
+  EXPECT_EQ(r.program->profiled_launches, 3);
+  const auto* saxpy = function(r, "saxpy");
+  ASSERT_NE(saxpy, nullptr) << p.output;
+  EXPECT_EQ(saxpy->description, "saxpy(int, float, float const*, float*)");
+  ASSERT_EQ(saxpy->kernels.size(), 1u);
+  const auto& k = saxpy->kernels[0];
+  EXPECT_EQ(k.mangled_name, "_Z5saxpyifPKfPf");
+  EXPECT_EQ(k.attributes.grid_blocks, 4096u);
+  EXPECT_EQ(k.attributes.block_threads, 256);
+  EXPECT_GT(k.attributes.registers_per_thread, 0);
+  EXPECT_GT(k.attributes.theoretical_occupancy, 0);
+  // 2^20 floats read twice (x and y) and written once: sectors and requests are exact.
+  EXPECT_EQ(metric(k, m::gld_sectors), 2.0 * (1 << 20) * 4 / 32);
+  EXPECT_EQ(metric(k, m::gld_requests), 2.0 * (1 << 20) / 32);
+  EXPECT_EQ(metric(k, m::gst_sectors), 1.0 * (1 << 20) * 4 / 32);
+  EXPECT_GT(saxpy->counters.passes, 0);
+  EXPECT_NE(function(r, "scale<float>"), nullptr) << "template instances apart";
+  EXPECT_NE(function(r, "scale<double>"), nullptr);
+  EXPECT_GT(saxpy->totals->total_seconds, 0);
+}
+
+TEST(ProfileGpu, DriverApiLaunchIsRecorded) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("", "driver_launch");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  const auto* fill = function(*p.report, "fill");
+  ASSERT_NE(fill, nullptr) << p.output;
+  ASSERT_EQ(fill->kernels.size(), 1u);
+  EXPECT_EQ(fill->kernels[0].attributes.grid_blocks, 32u);
+  EXPECT_EQ(metric(fill->kernels[0], m::gst_sectors), 4096.0 * 4 / 32);
+}
+
+TEST(ProfileGpu, LaunchCountProfilesTheFirstAndTimesTheRest) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("", "many_kernels");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  const auto* inc = function(*p.report, "increment");
+  ASSERT_NE(inc, nullptr);
+  EXPECT_EQ(inc->totals->launches, 200);
+  EXPECT_EQ(inc->totals->profiled_launches, 100) << "the default --launch-count";
+  EXPECT_EQ(inc->totals->timed_launches, 200) << "every launch has a duration";
+  EXPECT_EQ(inc->kernels.size(), 100u);
+  ASSERT_FALSE(p.report->program->left_out.empty());
+
+  const auto skip = profile("--launch-skip 10 --launch-count 5", "many_kernels");
+  ASSERT_TRUE(skip.report) << skip.output;
+  const auto* some = function(*skip.report, "increment");
+  ASSERT_NE(some, nullptr);
+  ASSERT_EQ(some->kernels.size(), 5u);
+  EXPECT_EQ(some->kernels.front().launch_index, 10);
+}
+
+TEST(ProfileGpu, KernelFilterProfilesOnlyMatchingFunctions) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("--kernel 'scale<double>'", "runtime_launches");
+  ASSERT_TRUE(p.report) << p.output;
+  EXPECT_EQ(p.report->program->profiled_launches, 1);
+  EXPECT_EQ(function(*p.report, "scale<double>")->kernels.size(), 1u);
+  EXPECT_TRUE(function(*p.report, "saxpy")->kernels.empty());
+  EXPECT_EQ(function(*p.report, "saxpy")->totals->timed_launches, 1) << "timed all the same";
+}
+
+TEST(ProfileGpu, TraceHasTwoStreamsOfCopiesAndKernels) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("--trace", "streams_copies");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  const auto* t = function(*p.report, "timeline");
+  ASSERT_NE(t, nullptr) << p.output;
+  ASSERT_TRUE(t->timeline);
+  std::set<std::uint32_t> kernel_streams;
+  int copies = 0;
+  for (const auto& a : t->timeline->activities) {
+    if (a.kind == report::ActivityKind::kernel) kernel_streams.insert(a.stream);
+    if (a.kind == report::ActivityKind::copy) ++copies;
+  }
+  EXPECT_EQ(kernel_streams.size(), 2u);
+  EXPECT_EQ(copies, 4);
+  EXPECT_EQ(function(*p.report, "add_one")->totals->launches, 2);
+}
+
+TEST(ProfileGpu, ExitInsideAndCrashStillLeaveAReport) {
+  GPULAB_REQUIRE_GPU();
+  const auto exited = profile("", "ends_early", "exit 3");
+  EXPECT_EQ(exited.code, 3) << exited.output;
+  ASSERT_TRUE(exited.report) << exited.output;
+  EXPECT_EQ(exited.report->program->exit_code, 3);
+  EXPECT_EQ(function(*exited.report, "touch")->totals->launches, 3);
+  EXPECT_TRUE(exited.report->program->processes.at(0).complete) << "exit() runs atexit";
+
+  const auto crashed = profile("", "ends_early", "crash");
+  EXPECT_EQ(crashed.code, 128 + SIGSEGV) << crashed.output;
+  ASSERT_TRUE(crashed.report) << crashed.output;
+  EXPECT_EQ(crashed.report->program->signal, "SIGSEGV");
+  EXPECT_EQ(function(*crashed.report, "touch")->totals->profiled_launches, 3);
+  EXPECT_FALSE(crashed.report->program->processes.at(0).complete);
+}
+
+TEST(ProfileGpu, ForkedProcessesKeepTheirOwnRecords) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("", "forks");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  EXPECT_EQ(p.report->program->processes.size(), 2u);
+  EXPECT_EQ(function(*p.report, "in_parent")->kernels.size(), 1u);
+  EXPECT_EQ(function(*p.report, "in_child")->kernels.size(), 1u);
+  EXPECT_EQ(p.report->program->left_out.size(), 0u)
+      << ::testing::PrintToString(p.report->program->left_out);
+}
+
+TEST(ProfileGpu, GraphKernelsAreTimedThroughTheirActivity) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("--trace", "graph");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  const auto* t = function(*p.report, "timeline");
+  ASSERT_NE(t, nullptr);
+  int kernels = 0;
+  for (const auto& a : t->timeline->activities) kernels += a.kind == report::ActivityKind::kernel;
+  EXPECT_EQ(kernels, 6) << "two kernels, three graph launches";
+}
+
+TEST(ProfileGpu, SpinWaitNeedsReplayNoneAndTheWatchdogNamesTheKernel) {
+  GPULAB_REQUIRE_GPU();
+  const auto stuck = profile("--kernel-timeout 5", "spin_wait");
+  EXPECT_EQ(stuck.code, 124) << stuck.output;
+  EXPECT_NE(stuck.output.find("wait_for_flag"), std::string::npos) << stuck.output;
+  ASSERT_TRUE(stuck.report) << stuck.output;
+  EXPECT_NE(stuck.report->program->processes.at(0).note.find("watchdog"), std::string::npos);
+
+  const auto free_running = profile("--replay none", "spin_wait");
+  EXPECT_EQ(free_running.code, 0) << free_running.output;
+  ASSERT_TRUE(free_running.report);
+  EXPECT_EQ(free_running.report->program->profiled_launches, 0);
+  EXPECT_EQ(function(*free_running.report, "wait_for_flag")->totals->timed_launches, 1);
+}
+
+}  // namespace
+}  // namespace gpulab

@@ -1,0 +1,141 @@
+// `gpulab profile` without a GPU: the program runs as gpulab's child with its arguments, stdin
+// and stdout, gpulab exits with its status, and the report says how it ended. A program that
+// writes records where the injection library would (the folder named in the environment) stands
+// in for a CUDA program.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "reports/profile_records.hpp"
+#include "reports/report_json.hpp"
+
+namespace gpulab {
+namespace {
+
+const std::string kBinary = GPULAB_BINARY;
+
+struct Output {
+  int code;
+  std::string text;
+};
+
+Output sh(const std::string& command) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return {-1, ""};
+  std::string text;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe)) text += buf.data();
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+std::string temp(const std::string& name) {
+  return ::testing::TempDir() + "/gpulab_profile_" + std::to_string(::getpid()) + "_" + name;
+}
+
+TEST(ProfileCommand, ArgumentsStdinAndStdoutPassThroughAndTheStatusIsTheProgramsToo) {
+  const std::string json = temp("args.json");
+  const auto out =
+      sh("echo from-stdin | " + kBinary + " profile --json " + json +
+         " -- /bin/sh -c 'read line; printf \"%s|\" \"$line\" \"$@\"; exit 3' sh a 'b c' -d");
+  EXPECT_EQ(out.code, 3) << out.text;
+  EXPECT_EQ(out.text.rfind("from-stdin|a|b c|-d|", 0), 0u) << "the program's output first:\n"
+                                                           << out.text;
+  EXPECT_NE(out.text.find("exited with status 3"), std::string::npos) << out.text;
+  const report::Report r = report::load_report(json);
+  ASSERT_TRUE(r.program);
+  EXPECT_EQ(r.program->argv.front(), "/bin/sh");
+  EXPECT_EQ(r.program->argv.back(), "-d");
+  EXPECT_EQ(r.program->exit_code, 3);
+  EXPECT_EQ(r.program->launches, 0);
+  EXPECT_TRUE(r.variants.empty());
+  std::remove(json.c_str());
+}
+
+TEST(ProfileCommand, ASignalEndsTheProgramAndTheReportSaysWhich) {
+  const std::string json = temp("signal.json");
+  const auto out = sh(kBinary + " profile --json " + json + " -- /bin/sh -c 'kill -TERM $$' 2>&1");
+  EXPECT_EQ(out.code, 128 + 15) << out.text;
+  const report::Report r = report::load_report(json);
+  EXPECT_EQ(r.program->signal, "SIGTERM");
+  EXPECT_FALSE(r.program->exit_code);
+  EXPECT_EQ(r.program->ended, "killed by SIGTERM");
+  std::remove(json.c_str());
+}
+
+// A stand-in for a CUDA program: writes, where the injection library would, a process record and
+// two launches of one kernel (one profiled, with no counters asked for), and no end record, as
+// if killed.
+TEST(ProfileCommand, RecordsInTheFolderBecomeTheReport) {
+  report::RecordedProcess process{4242, 1, "counters", 130001, "", ""};
+  report::RecordedLaunch launch;
+  launch.pid = 4242;
+  launch.mangled_name = "_Z6kernelPf";
+  launch.grid[0] = 8, launch.grid[1] = 1, launch.grid[2] = 1;
+  launch.block[0] = 128, launch.block[1] = 1, launch.block[2] = 1;
+  launch.matched = true;
+  launch.correlation_id = 1;
+  report::RecordedLaunch second = launch;
+  second.index = 1;
+  second.correlation_id = 2;
+  const std::string lines = report::to_line(process) + report::to_line(launch) +
+                            report::to_line(second) +
+                            report::to_line(report::RecordedKernelTime{4242, 1, 1000, 3000, 7}) +
+                            report::to_line(report::RecordedKernelTime{4242, 2, 5000, 6000, 7});
+  const std::string records = temp("records.jsonl");
+  std::ofstream(records) << lines;
+  const std::string json = temp("records.json");
+  // The config is JSON in the environment; python reads the folder from it.
+  const std::string writer =
+      "python3 -c \"import json,os,shutil; d=json.loads(os.environ['GPULAB_PROFILE_CONFIG'])"
+      "['output_dir']; shutil.copy('" +
+      records + "', d + '/4242.jsonl')\"";
+  const auto out =
+      sh(kBinary + " profile --replay none --json " + json + " -- " + writer + " 2>&1");
+  EXPECT_EQ(out.code, 0) << out.text;
+  const report::Report r = report::load_report(json);
+  ASSERT_EQ(r.variants.size(), 1u) << out.text;
+  const auto& v = r.variants[0];
+  EXPECT_EQ(v.name, "kernel");
+  EXPECT_EQ(v.totals->launches, 2);
+  EXPECT_NEAR(v.totals->total_seconds, 3e-6, 1e-12);
+  EXPECT_EQ(r.program->replay, "none");
+  ASSERT_EQ(r.program->processes.size(), 1u);
+  EXPECT_FALSE(r.program->processes[0].complete) << "no end record";
+  EXPECT_NE(out.text.find("kernel"), std::string::npos) << "the functions table:\n" << out.text;
+  std::remove(records.c_str());
+  std::remove(json.c_str());
+}
+
+TEST(ProfileCommand, BadInvocationsAreOneLineUsageErrors) {
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"profile", "needs a program"},
+      {"profile -- /nonexistent/app", "cannot run '/nonexistent/app'"},
+      {"profile --kernel '(' -- true", "is not a regular expression"},
+      {"profile --launch-count 0 -- true", "--launch-count 0 is not a count"},
+      {"profile --launch-count many -- true", "--launch-count"},
+      {"profile --trace --metrics full -- true", "a traced run collects no counters"},
+      {"profile --replay user -- true", "--replay"},
+      {"profile --replay none --metrics basic -- true", "collects no counters"},
+      {"profile --kernel-timeout -5 -- true", "--kernel-timeout"},
+      {"profile --metrics nosuch -- true", "unknown metric"},
+  };
+  for (const auto& c : cases) {
+    const auto out = sh(kBinary + " " + c.args + " 2>&1");
+    EXPECT_EQ(out.code, 2) << c.args << "\n" << out.text;
+    EXPECT_NE(out.text.find(c.says), std::string::npos) << c.args << "\n" << out.text;
+    EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << c.args << "\n" << out.text;
+  }
+}
+
+}  // namespace
+}  // namespace gpulab

@@ -1,0 +1,243 @@
+// The parent side of `gpulab profile` without a GPU: the injection's record lines read back
+// (also when a kill cut the last one short), and records turned into a report.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "reports/errors.hpp"
+#include "reports/metric_catalogue.hpp"
+#include "reports/profile_records.hpp"
+#include "reports/program_report.hpp"
+#include "reports/report_json.hpp"
+
+namespace gpulab::report {
+namespace {
+
+constexpr const char* kSaxpy = "_Z5saxpyifPKfPf";  // void saxpy(int, float, const float*, float*)
+constexpr const char* kScale = "_Z5scalePfi";      // void scale(float*, int)
+
+RecordedLaunch launch(std::int64_t pid, std::int64_t index, const char* name, std::uint32_t corr,
+                      bool profiled, double duration_ns = 0) {
+  RecordedLaunch l;
+  l.pid = pid;
+  l.index = index;
+  l.correlation_id = corr;
+  l.mangled_name = name;
+  l.grid[0] = 1024, l.grid[1] = 1, l.grid[2] = 1;
+  l.block[0] = 256, l.block[1] = 1, l.block[2] = 1;
+  l.matched = true;
+  l.profiled = profiled;
+  if (profiled) {
+    l.passes = 3;
+    l.metrics = {{metrics::name::duration, duration_ns}, {"dram__bytes_read.sum", 4.0e6}};
+  }
+  StaticAttributes a;
+  a.registers_per_thread = 16;
+  a.theoretical_occupancy = 1.0;
+  l.attributes = a;
+  return l;
+}
+
+RecordedKernelTime timed(std::int64_t pid, std::uint32_t corr, std::uint64_t ns) {
+  return {pid, corr, 1'000'000, 1'000'000 + ns, 7};
+}
+
+std::string lines_of(const RecordSet& r) {
+  std::string out;
+  for (const auto& p : r.processes) out += to_line(p);
+  for (const auto& l : r.launches) out += to_line(l);
+  for (const auto& k : r.kernel_times) out += to_line(k);
+  for (const auto& w : r.watchdogs) out += to_line(w);
+  for (auto pid : r.ended) out += end_line(pid);
+  return out;
+}
+
+RecordSet two_functions() {
+  RecordSet r;
+  r.processes.push_back({100, 1, "counters", 130001, "GH100", ""});
+  // saxpy: launch 0 profiled (20 us by its counter), launches 2 and 3 timed by activity (10 us).
+  r.launches = {launch(100, 0, kSaxpy, 11, true, 20'000), launch(100, 1, kScale, 12, true, 5'000),
+                launch(100, 2, kSaxpy, 13, false), launch(100, 3, kSaxpy, 14, false)};
+  r.kernel_times = {timed(100, 11, 99'000), timed(100, 13, 10'000), timed(100, 14, 10'000)};
+  r.ended = {100};
+  return r;
+}
+
+ProgramInfo program() {
+  ProgramInfo p;
+  p.argv = {"/opt/app/bin/solver", "--n", "3"};
+  p.exit_code = 0;
+  p.ended = "exited with status 0";
+  p.replay = "kernel";
+  p.launch_count = 2;
+  return p;
+}
+
+TEST(ProfileRecords, EveryRecordSurvivesItsLine) {
+  const RecordSet original = two_functions();
+  std::istringstream in(lines_of(original));
+  RecordSet back;
+  read_records(in, back);
+  ASSERT_EQ(back.launches.size(), 4u);
+  EXPECT_EQ(back.launches[0].mangled_name, kSaxpy);
+  EXPECT_EQ(back.launches[0].grid[0], 1024u);
+  EXPECT_EQ(back.launches[0].block[0], 256u);
+  EXPECT_EQ(back.launches[0].passes, 3);
+  EXPECT_DOUBLE_EQ(back.launches[0].metrics.at("dram__bytes_read.sum"), 4.0e6);
+  ASSERT_TRUE(back.launches[0].attributes);
+  EXPECT_EQ(back.launches[0].attributes->registers_per_thread, 16);
+  EXPECT_FALSE(back.launches[2].profiled);
+  EXPECT_TRUE(back.launches[2].metrics.empty());
+  ASSERT_EQ(back.kernel_times.size(), 3u);
+  EXPECT_EQ(back.kernel_times[1].end_ns - back.kernel_times[1].start_ns, 10'000u);
+  EXPECT_EQ(back.kernel_times[1].stream, 7u);
+  ASSERT_EQ(back.processes.size(), 1u);
+  EXPECT_EQ(back.processes[0].chip, "GH100");
+  EXPECT_EQ(back.ended, std::vector<std::int64_t>{100});
+  EXPECT_EQ(back.unreadable_lines, 0);
+}
+
+TEST(ProfileRecords, ALineCutShortByAKillIsCountedAndTheRestKept) {
+  std::string text = lines_of(two_functions());
+  text += R"({"record":"launch","pid":100,"index":4,"name":"_Z5sa)";  // no newline: killed here
+  std::istringstream in(text + "\nnot json at all\n{\"record\":\"mystery\",\"pid\":1}\n");
+  RecordSet back;
+  read_records(in, back);
+  EXPECT_EQ(back.launches.size(), 4u);
+  EXPECT_EQ(back.unreadable_lines, 3);
+}
+
+TEST(ProfileRecords, InjectionConfigRoundTripsAndNamesABadField) {
+  InjectionConfig c;
+  c.kernel_filter = "gemm|softmax";
+  c.launch_skip = 5;
+  c.launch_count = 50;
+  c.metrics = {"dram__bytes_read.sum"};
+  c.watchdog_seconds = 30;
+  c.output_dir = "/tmp/x";
+  const InjectionConfig back = injection_config_from_json(to_json_text(c));
+  EXPECT_EQ(back.kernel_filter, c.kernel_filter);
+  EXPECT_EQ(back.launch_skip, 5);
+  EXPECT_EQ(back.launch_count, 50);
+  EXPECT_EQ(back.metrics, c.metrics);
+  EXPECT_EQ(back.watchdog_seconds, 30);
+  EXPECT_EQ(back.output_dir, "/tmp/x");
+  try {
+    injection_config_from_json(R"({"mode":"counters","replay":"user","output_dir":"/tmp"})");
+    FAIL() << "replay 'user' accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("replay"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(injection_config_from_json("{"), UsageError);
+  EXPECT_THROW(injection_config_from_json(R"({"mode":"counters"})"), UsageError) << "no folder";
+}
+
+TEST(ProgramReport, FunctionsHeaviestFirstWithTheirShareOfKernelTime) {
+  const Report r = program_report(program(), two_functions(), "basic");
+  ASSERT_TRUE(r.program);
+  EXPECT_EQ(r.subject(), "solver");
+  EXPECT_EQ(r.program->launches, 4);
+  EXPECT_EQ(r.program->profiled_launches, 2);
+  // saxpy: 20 us (counter, not the activity's 99 us) + 10 + 10; scale: 5 us.
+  EXPECT_NEAR(r.program->kernel_seconds, 45e-6, 1e-12);
+  ASSERT_EQ(r.variants.size(), 2u);
+  const Variant& saxpy = r.variants[0];
+  EXPECT_EQ(saxpy.name, "saxpy");
+  EXPECT_EQ(saxpy.role, Role::function);
+  EXPECT_EQ(saxpy.description, "saxpy(int, float, float const*, float*)");
+  ASSERT_TRUE(saxpy.totals);
+  EXPECT_EQ(saxpy.totals->launches, 3);
+  EXPECT_EQ(saxpy.totals->timed_launches, 3);
+  EXPECT_EQ(saxpy.totals->profiled_launches, 1);
+  EXPECT_NEAR(saxpy.totals->total_seconds, 40e-6, 1e-12);
+  EXPECT_NEAR(saxpy.totals->share_of_gpu_time, 40.0 / 45.0, 1e-9);
+  EXPECT_EQ(saxpy.timing.repeat, 3);
+  EXPECT_NEAR(saxpy.timing.median, 10e-6, 1e-12);
+  ASSERT_EQ(saxpy.kernels.size(), 1u) << "only the profiled launch is a kernel with counters";
+  const Kernel& k = saxpy.kernels[0];
+  EXPECT_EQ(k.mangled_name, kSaxpy);
+  EXPECT_EQ(k.launch_index, 0);
+  EXPECT_EQ(k.attributes.grid_blocks, 1024u);
+  EXPECT_EQ(k.attributes.block_threads, 256);
+  EXPECT_EQ(k.attributes.registers_per_thread, 16);
+  EXPECT_TRUE(saxpy.counters.collected);
+  EXPECT_EQ(saxpy.counters.passes, 3);
+  EXPECT_EQ(saxpy.counters.cache_control, "none");
+  EXPECT_EQ(r.variants[1].name, "scale");
+  EXPECT_EQ(r.device.chip, "GH100");
+  ASSERT_EQ(r.program->processes.size(), 1u);
+  EXPECT_TRUE(r.program->processes[0].complete);
+  EXPECT_TRUE(r.program->processes[0].note.empty());
+  ASSERT_EQ(r.program->left_out.size(), 1u) << "launches past --launch-count";
+  EXPECT_NE(r.program->left_out[0].find("2 matching launches after the first 2"), std::string::npos)
+      << r.program->left_out[0];
+}
+
+TEST(ProgramReport, AnAbruptEndIsSaidPerProcessAndUntimedLaunchesCounted) {
+  RecordSet records = two_functions();
+  records.ended.clear();            // no end record: killed, crashed or _exit
+  records.kernel_times.pop_back();  // its last activity buffer never delivered
+  records.unreadable_lines = 1;
+  const Report r = program_report(program(), records, "basic");
+  const ProcessInfo& p = r.program->processes.at(0);
+  EXPECT_FALSE(p.complete);
+  EXPECT_NE(p.note.find("stop before it ended normally"), std::string::npos) << p.note;
+  EXPECT_EQ(r.variants[0].totals->timed_launches, 2);
+  bool untimed = false, unreadable = false;
+  for (const auto& line : r.program->left_out) {
+    untimed = untimed || line.find("1 launches have no duration") != std::string::npos;
+    unreadable = unreadable || line.find("1 record lines") != std::string::npos;
+  }
+  EXPECT_TRUE(untimed && unreadable) << ::testing::PrintToString(r.program->left_out);
+}
+
+TEST(ProgramReport, RefusalAndWatchdogAreTheProcesssNote) {
+  RecordSet records;
+  records.processes.push_back({200, 1, "counters", 130001, "", "another CUPTI client holds it"});
+  records.processes.push_back({201, 200, "counters", 130001, "GH100", ""});
+  records.launches = {launch(201, 0, kSaxpy, 5, true, 1000)};
+  records.watchdogs.push_back({201, 0, kSaxpy, 600});
+  const Report r = program_report(program(), records, "basic");
+  ASSERT_EQ(r.program->processes.size(), 2u);
+  EXPECT_TRUE(r.program->processes[0].refused);
+  EXPECT_EQ(r.program->processes[0].note, "another CUPTI client holds it");
+  EXPECT_FALSE(r.program->processes[1].refused);
+  EXPECT_NE(r.program->processes[1].note.find("watchdog: launch 0 of saxpy"), std::string::npos)
+      << r.program->processes[1].note;
+  EXPECT_NE(r.program->processes[1].note.find("--replay none"), std::string::npos);
+}
+
+TEST(ProgramReport, FunctionsWithOneDisplayNameStayApart) {
+  RecordSet records;
+  // Two overloads: display names drop the parameters, so both read "scale".
+  records.launches = {launch(1, 0, "_Z5scalePfi", 1, false), launch(1, 1, "_Z5scalePdi", 2, false)};
+  records.kernel_times = {timed(1, 1, 2000), timed(1, 2, 1000)};
+  const Report r = program_report(program(), records, "none");
+  ASSERT_EQ(r.variants.size(), 2u);
+  EXPECT_EQ(r.variants[0].name, "scale");
+  EXPECT_EQ(r.variants[1].name, "scale #2");
+  EXPECT_FALSE(r.variants[0].counters.collected);
+}
+
+TEST(ProgramReport, SurvivesTheJsonRoundTripAndIsNotALab) {
+  Report r = program_report(program(), two_functions(), "basic");
+  r.device.name = "NVIDIA H200";
+  const Report back = from_json(to_json(r));
+  ASSERT_TRUE(back.program);
+  EXPECT_EQ(back.program->argv, r.program->argv);
+  EXPECT_EQ(back.program->exit_code, 0);
+  EXPECT_EQ(back.program->launches, 4);
+  EXPECT_EQ(back.program->left_out, r.program->left_out);
+  EXPECT_EQ(back.program->processes.at(0).pid, 100);
+  ASSERT_TRUE(back.variants.at(0).totals);
+  EXPECT_NEAR(back.variants[0].totals->share_of_gpu_time, 40.0 / 45.0, 1e-9);
+  EXPECT_EQ(back.variants[0].role, Role::function);
+  EXPECT_FALSE(to_json(r).contains("lab")) << "a program's report has no lab";
+  EXPECT_EQ(to_json(r).at("schema"), kSchema);
+  auto both = to_json(r);
+  both["lab"] = {{"name", "transpose"}};
+  EXPECT_THROW(from_json(both), UsageError);
+}
+
+}  // namespace
+}  // namespace gpulab::report
