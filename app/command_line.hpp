@@ -32,6 +32,7 @@ struct CommandLine {
   CLI::App* shell_cmd;
   CLI::App* complete_cmd;
   CLI::App* report_cmd;
+  CLI::App* man_cmd;
 };
 
 }  // namespace gpulab::app
