@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/command_line.hpp"
+#include "app/manual.hpp"
 #include "app/option_checks.hpp"
 #include "app/shell.hpp"
 #include "app/version.hpp"
@@ -31,11 +32,13 @@ CommandLine::CommandLine()
   profile_cmd = add_profile(app, profile);
   shell_cmd = app.add_subcommand("shell", "Interactive session: the same commands, one GPU setup");
   complete_cmd = add_complete(app, complete);
+  man_cmd = add_man(app);
   apply_value_grammar(app);
   app.footer(
       "gpulab help CMD (or gpulab CMD --help) shows a command's options. An option's value is "
       "the next word or follows '=' (--json=FILE); it is never empty and never starts with '-' "
       "unless it is a number (name such a file ./-file).\n");
+  add_manual_footers(app);
 }
 
 Io standard_io() {
@@ -102,6 +105,7 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io) {
     if (cli.profile_cmd->parsed()) return run_profile(cli.profile, session, io, args);
     if (cli.shell_cmd->parsed()) return run_shell(session, io);
     if (cli.complete_cmd->parsed()) return run_complete(cli.complete, io);
+    if (cli.man_cmd->parsed()) return run_man(cli.app, io);
     io.out << cli.app.help();
     return static_cast<int>(ExitCode::ok);
   } catch (const Error& e) {

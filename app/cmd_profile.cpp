@@ -159,7 +159,9 @@ std::string metric_set_name(const ProfileOptions& o) {
 
 CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
   auto* cmd = root.add_subcommand(
-      "profile", "Run a CUDA program and report its kernels: counters, times, diagnosis");
+      "profile",
+      "Run a CUDA program and report its kernels: counters, times, diagnosis (exits with the "
+      "program's status)");
   cmd->add_option("--kernel,-k", options.kernel,
                   "Profile only kernels whose demangled name matches this regular expression "
                   "(the others are timed)");
@@ -187,14 +189,6 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
   cmd->add_option("--json", options.json_path, "Also write the report here (atomically)");
   cmd->add_option("--format,-f", options.format, "Output format")->check(one_of(kReportFormats));
   cmd->add_option("command", options.command, "The program and its arguments, after --");
-  cmd->footer(
-      "Examples:\n"
-      "  gpulab profile -- ./my_app --size 4096\n"
-      "  gpulab profile --diagnose --kernel 'gemm|softmax' -- python3 train.py\n"
-      "  gpulab profile --trace --json trace.json -- ./my_app\n"
-      "Exit status: the program's (128 + N when signal N ended it); gpulab's own codes when it "
-      "could not run the program (2) or the injection library is missing (1); 3 when CUPTI "
-      "refused every process (another profiler attached, or no permission for counters).\n");
   return cmd;
 }
 

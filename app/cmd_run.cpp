@@ -166,8 +166,6 @@ int exit_code_of(const report::Report& report) {
   return 0;
 }
 
-namespace {
-
 // The best (fastest checked) variant of each lab against its baseline. Reference
 // implementations (cuBLAS, CUB) are what the lab's own variants are measured against, not
 // candidates for its best.
@@ -194,6 +192,8 @@ std::string all_labs_summary(const std::vector<report::Report>& reports, const r
   }
   return style.table == report::TableStyle::markdown ? table.render_markdown() : table.render();
 }
+
+namespace {
 
 int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
   if (!options.lab.empty()) throw UsageError("give a lab or --all, not both");

@@ -22,6 +22,27 @@ CLI::App* add_selftest(CLI::App& root, SelftestOptions& options) {
   return cmd;
 }
 
+SelftestVerdict judge_labs(const std::vector<const labs::Lab*>& labs,
+                           const std::vector<report::Report>& reports) {
+  TextTable table({"lab", "variant", "role", "expected", "obtained", "result"}, 6);
+  bool failed = false;
+  for (std::size_t l = 0; l < labs.size() && l < reports.size(); ++l) {
+    const auto& spec = labs[l]->spec();
+    const auto& r = reports[l];
+    std::map<std::string, std::string> expected;
+    for (const auto& v : spec.variants) expected[v.name] = v.expected_finding;
+    const auto judgements = report::judge_findings(r, expected);
+    for (std::size_t i = 0; i < judgements.size(); ++i) {
+      const auto& j = judgements[i];
+      failed = failed || j.failed;
+      table.add_row({spec.name, j.variant, report::to_string(r.variants[i].role),
+                     j.expected.empty() ? "-" : j.expected,
+                     j.obtained.empty() ? "none" : j.obtained, j.result});
+    }
+  }
+  return {table.render() + (failed ? "selftest: FAILED\n" : "selftest: passed\n"), failed};
+}
+
 int run_selftest(const SelftestOptions& options, Session& session, Io& io) {
   std::vector<const labs::Lab*> selected;
   if (options.labs == "all") {
@@ -31,32 +52,22 @@ int run_selftest(const SelftestOptions& options, Session& session, Io& io) {
       selected.push_back(&labs::lab_or_throw(name));
   }
 
-  TextTable table({"lab", "variant", "role", "expected", "obtained", "result"}, 6);
-  bool failed = false;
+  std::vector<report::Report> reports;
   for (const auto* lab : selected) {
     const auto& spec = lab->spec();
     RunSettings settings;
     if (!spec.traced) settings.metrics = "full";  // traced labs are diagnosed from their trace
     settings.repeat = options.repeat;
     settings.progress = io.progress;
-    auto r = run_lab(session, *lab, settings, {"gpulab", "selftest"});
-    diagnose_into(r, report::Thresholds());
-    std::map<std::string, std::string> expected;
-    for (const auto& v : spec.variants) expected[v.name] = v.expected_finding;
-    const auto judgements = report::judge_findings(r, expected);
-    for (std::size_t i = 0; i < judgements.size(); ++i) {
-      const auto& j = judgements[i];
-      failed = failed || j.failed;
-      table.add_row({spec.name, j.variant, report::to_string(r.variants[i].role),
-                     j.expected.empty() ? "-" : j.expected, j.obtained.empty() ? "none" : j.obtained,
-                     j.result});
-    }
-    for (const auto& w : r.warnings) io.err << "gpulab: warning: " << spec.name << ": " << w << "\n";
+    reports.push_back(run_lab(session, *lab, settings, {"gpulab", "selftest"}));
+    diagnose_into(reports.back(), report::Thresholds());
+    for (const auto& w : reports.back().warnings)
+      io.err << "gpulab: warning: " << spec.name << ": " << w << "\n";
   }
 
-  io.out << table.render();
-  io.out << (failed ? "selftest: FAILED\n" : "selftest: passed\n");
-  return failed ? static_cast<int>(ExitCode::selftest_failed) : 0;
+  const auto verdict = judge_labs(selected, reports);
+  io.out << verdict.text;
+  return verdict.failed ? static_cast<int>(ExitCode::selftest_failed) : 0;
 }
 
 }  // namespace gpulab::app

@@ -34,6 +34,7 @@ struct CommandLine {
   CLI::App* complete_cmd;
   CLI::App* report_cmd;
   CLI::App* profile_cmd;
+  CLI::App* man_cmd;
 };
 
 }  // namespace gpulab::app

@@ -66,6 +66,10 @@ report::Thresholds parse_thresholds(const std::vector<std::string>& assignments)
 // Diagnoses every kernel and keeps, in each finding, only the labs this build has.
 void diagnose_into(report::Report& report, const report::Thresholds& thresholds);
 
+// `run --all`'s summary: the best variant of each lab against its baseline, one row per report.
+std::string all_labs_summary(const std::vector<report::Report>& reports,
+                             const report::Style& style);
+
 struct DiagnoseOptions {
   RunOptions run;           // when a lab is given: run it first (run.command: diagnose)
   std::string report_path;  // otherwise: diagnose this saved report
@@ -88,6 +92,16 @@ struct SelftestOptions {
 };
 CLI::App* add_selftest(CLI::App& root, SelftestOptions& options);
 int run_selftest(const SelftestOptions& options, Session& session, Io& io);
+
+// The self-test's table for diagnosed reports of `labs` (one each, in the same order): every
+// variant's principal finding against the one its lab expects, then "selftest: passed" or
+// "selftest: FAILED".
+struct SelftestVerdict {
+  std::string text;
+  bool failed = false;
+};
+SelftestVerdict judge_labs(const std::vector<const labs::Lab*>& labs,
+                           const std::vector<report::Report>& reports);
 
 struct CompareOptions {
   std::vector<std::string> files;

@@ -11,16 +11,46 @@
 
 namespace gpulab {
 
-// Documented in README.md ("Exit codes"); tests assert them.
+// Every exit code, its name and what it means: the one table the enum below, the man page and
+// `gpulab --help` (app/manual.cpp) are made from, and README.md ("Exit codes") is checked
+// against (tests/unit/manual_test.cpp).
+//   X(name, code, meaning)
+#define GPULAB_EXIT_CODES(X)                                                                    \
+  X(ok, 0, "success")                                                                           \
+  X(internal, 1, "internal error: a CUDA or CUPTI call failed unexpectedly, or a bug")          \
+  X(usage, 2,                                                                                   \
+    "usage or invalid input: unknown command, lab, variant or parameter, a value that is not "  \
+    "a number or out of range, an option that does not apply, a malformed report, an "          \
+    "unwritable output path")                                                                   \
+  X(no_gpu, 3,                                                                                  \
+    "no usable GPU: no driver, no device, or a device this build has no code for (in the "      \
+    "shell also: a CUDA context an earlier error left unusable)")                               \
+  X(check_failed, 4, "a variant's result disagreed with the CPU reference")                     \
+  X(regression, 5,                                                                              \
+    "compare --fail-on-regression found a variant slower by more than PCT percent, outside "    \
+    "noise")                                                                                    \
+  X(selftest_failed, 6, "selftest found a principal finding other than the expected one")       \
+  X(interrupted, 130,                                                                           \
+    "interrupted by Ctrl-C: the status shells give a process SIGINT stopped (128 + 2); in the " \
+    "interactive shell, the status of the command Ctrl-C stopped")
+
 enum class ExitCode : int {
-  ok = 0,
-  internal = 1,         // an unexpected failure: a CUDA/CUPTI call failed mid-run, a bug
-  usage = 2,            // bad command line or invalid input (unknown lab, bad size, bad file)
-  no_gpu = 3,           // no usable GPU (or counters required and unavailable)
-  check_failed = 4,     // a variant's result disagreed with the CPU reference
-  regression = 5,       // compare --fail-on-regression found a slower kernel
-  selftest_failed = 6,  // selftest: a variant's principal finding was not the expected one
-  interrupted = 130,    // Ctrl-C stopped a shell command (128 + SIGINT, as shells report it)
+#define GPULAB_EXIT_CODE_ENUMERATOR(name, code, meaning) name = code,
+  GPULAB_EXIT_CODES(GPULAB_EXIT_CODE_ENUMERATOR)
+#undef GPULAB_EXIT_CODE_ENUMERATOR
+};
+
+struct ExitCodeInfo {
+  ExitCode code;
+  const char* name;
+  const char* meaning;
+};
+
+// The table above, in order of code.
+inline constexpr ExitCodeInfo kExitCodes[] = {
+#define GPULAB_EXIT_CODE_INFO(name, code, meaning) {ExitCode::name, #name, meaning},
+    GPULAB_EXIT_CODES(GPULAB_EXIT_CODE_INFO)
+#undef GPULAB_EXIT_CODE_INFO
 };
 
 class Error : public std::runtime_error {

@@ -156,7 +156,7 @@ struct Kernel {
 // How the counters of a variant were collected (or why not).
 struct Counters {
   bool collected = false;
-  std::string metric_set;  // "basic", "none" or "custom"
+  std::string metric_set;  // "basic", "stalls", "full", "custom" (a list); "" when not collected
   int passes = 0;
   std::string replay;         // "variant": gpulab replays the variant once per pass (auto
                               // range, user replay); "kernel": CUPTI kernel replay
