@@ -38,12 +38,20 @@ def main(build, docdir, mandir):
         docs = os.path.join(prefix, docdir)
         expected = [binary, man_page, os.path.join(docs, "README.md"),
                     os.path.join(prefix, "share", "bash-completion", "completions", "gpulab"),
-                    os.path.join(prefix, "share", "zsh", "site-functions", "_gpulab")]
+                    os.path.join(prefix, "share", "zsh", "site-functions", "_gpulab"),
+                    os.path.join(prefix, "lib", "gpulab", "libgpulab_inject.so")]
         source_docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")
         expected += [os.path.join(docs, "docs", name) for name in sorted(os.listdir(source_docs))]
         for path in expected:
             if not os.path.isfile(path):
                 fail(f"{os.path.relpath(path, prefix)} was not installed")
+
+        # The installed binary finds its injection library (../lib/gpulab) by itself.
+        profiled = subprocess.run([binary, "profile", "--", "true"], capture_output=True, text=True,
+                                  env={k: v for k, v in os.environ.items()
+                                       if k != "GPULAB_INJECTION_LIBRARY"})
+        if profiled.returncode != 0:
+            fail(f"the installed gpulab profile failed: {profiled.stderr.strip()}")
 
         with gzip.open(man_page, "rt", encoding="utf-8") as f:
             installed = f.read()
