@@ -152,7 +152,8 @@ const std::vector<Example>& examples() {
       {"profile", "gpulab profile -- ./my_app --size 4096",
        "any CUDA program: its kernels by function, the first 100 launches profiled; gpulab "
        "exits with the program's status"},
-      {"profile", "gpulab profile --diagnose --kernel 'gemm|softmax' --json app.json -- python3 train.py",
+      {"profile",
+       "gpulab profile --diagnose --kernel 'gemm|softmax' --json app.json -- python3 train.py",
        "the matching kernels diagnosed, the report saved"},
       {"profile", "gpulab profile --trace -- ./my_app",
        "the whole program's timeline instead: kernels, copies, migrations, no counters"},

@@ -2,10 +2,8 @@
 // (names, counts, shapes), counters against the kernels' known signatures, and a report however
 // the program ends.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <csignal>
 #include <cstdio>
 #include <set>
@@ -14,6 +12,7 @@
 #include "gpu/gpu_session.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report_json.hpp"
+#include "unit/shell_command.hpp"
 
 namespace gpulab {
 namespace {
@@ -34,13 +33,10 @@ Profiled profile(const std::string& options, const std::string& app, const std::
   const std::string command = std::string(GPULAB_BINARY) + " profile " + options + " --json " +
                               json + " -- " + GPULAB_PROFILE_APPS_DIR + "/" + app + " " + args +
                               " 2>&1";
+  const auto run = test::sh(command);
   Profiled out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) out.output += buf.data();
-  const int status = ::pclose(pipe);
-  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  out.code = run.code;
+  out.output = run.text;
   try {
     out.report = report::load_report(json);
   } catch (const std::exception&) {

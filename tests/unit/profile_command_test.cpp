@@ -13,26 +13,14 @@
 
 #include "reports/profile_records.hpp"
 #include "reports/report_json.hpp"
+#include "unit/shell_command.hpp"
 
 namespace gpulab {
 namespace {
 
 const std::string kBinary = GPULAB_BINARY;
 
-struct Output {
-  int code;
-  std::string text;
-};
-
-Output sh(const std::string& command) {
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return {-1, ""};
-  std::string text;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) text += buf.data();
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+using test::sh;
 
 std::string temp(const std::string& name) {
   return ::testing::TempDir() + "/gpulab_profile_" + std::to_string(::getpid()) + "_" + name;

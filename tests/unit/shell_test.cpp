@@ -18,6 +18,7 @@
 #include "app/line_reader.hpp"
 #include "app/shell.hpp"
 #include "reports/errors.hpp"
+#include "unit/shell_command.hpp"
 
 namespace gpulab::app {
 namespace {
@@ -26,21 +27,7 @@ const std::string kBinary = GPULAB_BINARY;
 const std::string kFixture = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
 const std::string kFixture4096 = std::string(GPULAB_FIXTURES_DIR) + "/transpose_4096_h200.json";
 
-struct Output {
-  int code;
-  std::string text;
-};
-
-// Runs a shell command line, returns its exit code and its stdout (and stderr with `2>&1`).
-Output sh(const std::string& command) {
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return {-1, ""};
-  std::string text;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) text += buf.data();
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+using test::sh;
 
 std::string write_input(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "/gpulab_shell_" + std::to_string(::getpid()) + name;
