@@ -1,8 +1,8 @@
 // docs/metrics.md stays true to the catalogue: every metric and derived metric is documented.
 #include <gtest/gtest.h>
 
-#include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
+#include "reports/input_file.hpp"
 #include "reports/metric_catalogue.hpp"
 
 namespace gpulab {

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/atomic_file.hpp"
+#include "reports/input_file.hpp"
 
 namespace gpulab {
 namespace {
