@@ -23,7 +23,7 @@ namespace {
 std::vector<std::string> compare_metric_names(const std::string& list) {
   std::vector<std::string> names;
   for (const auto& item : split_list("--metrics", list)) {
-    if (const auto* raw = metrics::find(item)) {
+    if (const auto* raw = report::metrics::find(item)) {
       names.emplace_back(raw->name);
     } else if (report::find_derived(item) || item.find("__") != std::string::npos) {
       names.push_back(item);

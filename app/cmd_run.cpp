@@ -11,14 +11,14 @@
 #include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/render_diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
-#include "reports/format.hpp"
 #include "reports/render_csv.hpp"
+#include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
-#include "reports/table.hpp"
 #include "reports/report_json.hpp"
+#include "reports/table.hpp"
+#include "reports/units.hpp"
 #include "reports/user_input.hpp"
 
 namespace gpulab::app {
@@ -172,7 +172,7 @@ namespace {
 // implementations (cuBLAS, CUB) are what the lab's own variants are measured against, not
 // candidates for its best.
 std::string all_labs_summary(const std::vector<report::Report>& reports, const report::Style& style) {
-  TextTable table({"lab", "baseline", "median", "best", "median", "speedup", "checks"}, 2);
+  report::TextTable table({"lab", "baseline", "median", "best", "median", "speedup", "checks"}, 2);
   for (const auto& r : reports) {
     const auto* base = r.baseline();
     const report::Variant* best = nullptr;
@@ -185,9 +185,11 @@ std::string all_labs_summary(const std::vector<report::Report>& reports, const r
       if (v.role == report::Role::reference) continue;
       if (!best || v.timing.median < best->timing.median) best = &v;
     }
-    table.add_row({r.lab.name, base ? base->name : "-", base ? fmtx::seconds(base->timing.median) : "-",
-                   best ? best->name : "-", best ? fmtx::seconds(best->timing.median) : "-",
-                   best && best->speedup > 0 ? fmtx::ratio(best->speedup) : "-",
+    table.add_row({r.lab.name, base ? base->name : "-",
+                   base ? report::units::seconds(base->timing.median) : "-",
+                   best ? best->name : "-",
+                   best ? report::units::seconds(best->timing.median) : "-",
+                   best && best->speedup > 0 ? report::units::ratio(best->speedup) : "-",
                    report::paint(fmt::format("{}/{}", passed, total),
                                  passed == total ? report::Tone::good : report::Tone::bad, style)});
   }

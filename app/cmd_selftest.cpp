@@ -31,7 +31,7 @@ int run_selftest(const SelftestOptions& options, Session& session, Io& io) {
       selected.push_back(&labs::lab_or_throw(name));
   }
 
-  TextTable table({"lab", "variant", "role", "expected", "obtained", "result"}, 6);
+  report::TextTable table({"lab", "variant", "role", "expected", "obtained", "result"}, 6);
   bool failed = false;
   for (const auto* lab : selected) {
     const auto& spec = lab->spec();

@@ -4,7 +4,7 @@
 
 #include "reports/errors.hpp"
 
-namespace gpulab::metrics {
+namespace gpulab::report::metrics {
 namespace {
 
 using U = Unit;
@@ -131,4 +131,4 @@ std::vector<std::string> resolve(std::string_view spec) {
   return names;
 }
 
-}  // namespace gpulab::metrics
+}  // namespace gpulab::report::metrics

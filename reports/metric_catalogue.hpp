@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gpulab::metrics {
+namespace gpulab::report::metrics {
 
 // fraction: 0..1, printed as a percentage; bytes_per_second: printed as GB/s.
 enum class Unit { nanoseconds, seconds, bytes, percent, count, ratio, fraction, bytes_per_second };
@@ -95,4 +95,4 @@ inline constexpr const char* stall_short_scoreboard =
     "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio";
 }  // namespace name
 
-}  // namespace gpulab::metrics
+}  // namespace gpulab::report::metrics
