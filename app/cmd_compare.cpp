@@ -23,9 +23,9 @@ namespace {
 std::vector<std::string> compare_metric_names(const std::string& list) {
   std::vector<std::string> names;
   for (const auto& item : split_list("--metrics", list)) {
-    if (const auto* raw = report::metrics::find(item)) {
-      names.emplace_back(raw->name);
-    } else if (report::find_derived(item) || item.find("__") != std::string::npos) {
+    if (auto counter = report::metrics::counter_name(item)) {
+      names.push_back(std::move(*counter));
+    } else if (report::find_derived(item)) {
       names.push_back(item);
     } else {
       throw UsageError(fmt::format("--metrics: unknown metric '{}' (see gpulab list --metrics)", item));

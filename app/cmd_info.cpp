@@ -58,7 +58,7 @@ int run_info(const InfoOptions& options, Session& session, Io& io) {
   if (!options.json_path.empty()) check_writable(options.json_path);
   const auto names = options.check_metrics.empty()
                          ? std::vector<std::string>{}
-                         : report::metrics::resolve(options.check_metrics);
+                         : report::metrics::resolve("--check-metrics", options.check_metrics);
   session.probe_counters();
   const auto& device = session.device();
   std::optional<std::vector<std::string>> unsupported;

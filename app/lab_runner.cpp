@@ -317,7 +317,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   if (resolved.replay == "kernel" && resolved.cache_control == "all")
     throw UsageError("--cache-control all needs --replay-mode variant: CUPTI's kernel replay "
                      "cannot flush caches between its passes");
-  const auto metric_names = report::metrics::resolve(resolved.metrics);
+  const auto metric_names = report::metrics::resolve("--metrics", resolved.metrics);
   const Repetitions reps{settings.warmup.value_or(spec.default_warmup),
                          settings.repeat.value_or(spec.default_repeat), spec.traced};
 

@@ -279,7 +279,7 @@ class Shell {
       return s.commands;
     }
     if (std::string(s.key) == "metrics")
-      report::metrics::resolve(value);  // what run checks, up front
+      report::metrics::resolve("--metrics", value);  // what run checks, up front
     std::vector<std::string> commands;
     std::optional<std::string> why;
     for (const auto& c : s.commands) {
