@@ -46,9 +46,7 @@ CLI::App* add_info(CLI::App& root, InfoOptions& options) {
   auto* cmd = root.add_subcommand("info", "Show the GPU, its measured roofs and counter access");
   cmd->add_option("--json", options.json_path, "Also write the device as JSON to FILE")
       ->type_name("FILE");
-  cmd->add_option("--format,-f", options.format, "Output on stdout: text or json")
-      ->check(one_of(kInfoFormats))
-      ->capture_default_str();
+  add_format_option(*cmd, options.format, kInfoFormats);
   cmd->add_option("--check-metrics", options.check_metrics,
                   "Check which metrics of a set (or list) this device supports");
   return cmd;

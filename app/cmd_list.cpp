@@ -141,9 +141,7 @@ CLI::App* add_list(CLI::App& root, ListOptions& options) {
   auto* cmd = root.add_subcommand("list", "List the labs with their parameters and variants");
   cmd->add_option("--json", options.json_path, "Also write the listing as JSON to FILE")
       ->type_name("FILE");
-  cmd->add_option("--format,-f", options.format, "Output on stdout: text, json or csv")
-      ->check(one_of(kListFormats))
-      ->capture_default_str();
+  add_format_option(*cmd, options.format, kListFormats);
   cmd->add_flag("--metrics", options.metrics, "List the metric catalogue instead of the labs");
   return cmd;
 }

@@ -77,9 +77,7 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                   "Also write the report as JSON to FILE (atomically; through a symbolic link "
                   "to its target)")
       ->type_name("FILE");
-  cmd->add_option("--format,-f", options.format, "Output on stdout: text, json, markdown or csv")
-      ->check(one_of(kReportFormats))
-      ->capture_default_str();
+  add_format_option(*cmd, options.format, kReportFormats);
 }
 
 CLI::App* add_run(CLI::App& root, RunOptions& options) {
