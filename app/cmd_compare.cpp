@@ -23,9 +23,9 @@ namespace {
 std::vector<std::string> compare_metric_names(const std::string& list) {
   std::vector<std::string> names;
   for (const auto& item : split_list("--metrics", list)) {
-    if (const auto* raw = metrics::find(item)) {
-      names.emplace_back(raw->name);
-    } else if (report::find_derived(item) || item.find("__") != std::string::npos) {
+    if (auto counter = report::metrics::counter_name(item)) {
+      names.push_back(std::move(*counter));
+    } else if (report::find_derived(item)) {
       names.push_back(item);
     } else {
       throw UsageError(fmt::format("--metrics: unknown metric '{}' (see gpulab list --metrics)", item));
@@ -49,9 +49,7 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
   cmd->add_option("reports", options.files, "Report files written by gpulab run --json")
       ->required();
   cmd->add_option("--variants", options.variants, "Compare two variants of one report: A,B");
-  cmd->add_option("--format,-f", options.format, "Output format")
-      ->check(one_of(kReportFormats))
-      ->capture_default_str();
+  add_format_option(*cmd, options.format, kReportFormats);
   cmd->add_option("--fail-on-regression", options.fail_on_regression,
                   "Exit 5 when a variant is slower than the first report by more than PCT "
                   "percent, outside noise")

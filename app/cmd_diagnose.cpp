@@ -17,7 +17,7 @@ namespace gpulab::app {
 namespace {
 
 std::string thresholds_text() {
-  TextTable table({"threshold", "default", "range", "meaning"}, 4);
+  report::TextTable table({"threshold", "default", "range", "meaning"}, 4);
   for (const auto& t : report::threshold_catalogue())
     table.add_row({t.name, fmt::format("{}", t.default_value),
                    fmt::format("{} to {}", t.min, t.max), t.meaning});

@@ -14,16 +14,25 @@
 namespace gpulab::app {
 namespace {
 
-const char* unit_name(metrics::Unit unit) {
+const char* unit_name(report::metrics::Unit unit) {
+  using Unit = report::metrics::Unit;
   switch (unit) {
-    case metrics::Unit::nanoseconds: return "ns";
-    case metrics::Unit::seconds: return "s";
-    case metrics::Unit::bytes: return "bytes";
-    case metrics::Unit::percent: return "%";
-    case metrics::Unit::count: return "count";
-    case metrics::Unit::ratio: return "ratio";
-    case metrics::Unit::fraction: return "fraction";
-    case metrics::Unit::bytes_per_second: return "B/s";
+    case Unit::nanoseconds:
+      return "ns";
+    case Unit::seconds:
+      return "s";
+    case Unit::bytes:
+      return "bytes";
+    case Unit::percent:
+      return "%";
+    case Unit::count:
+      return "count";
+    case Unit::ratio:
+      return "ratio";
+    case Unit::fraction:
+      return "fraction";
+    case Unit::bytes_per_second:
+      return "B/s";
   }
   return "";
 }
@@ -73,7 +82,7 @@ std::string labs_text() {
       out += fmt::format("  traced: timed {} times after {} warm-up launches, then one launch "
                          "recorded by the activity tracer\n",
                          s.default_repeat, s.default_warmup);
-    TextTable table({"  variant", "role", "description"}, 3);
+    report::TextTable table({"  variant", "role", "description"}, 3);
     for (const auto& v : s.variants)
       table.add_row({"  " + v.name, report::to_string(v.role), v.description});
     out += table.render() + "\n";
@@ -83,7 +92,7 @@ std::string labs_text() {
 
 nlohmann::json metrics_json() {
   nlohmann::json raw = nlohmann::json::array(), derived = nlohmann::json::array();
-  for (const auto& m : metrics::catalogue())
+  for (const auto& m : report::metrics::catalogue())
     raw.push_back({{"name", m.name},
                    {"short_name", m.short_name},
                    {"unit", unit_name(m.unit)},
@@ -97,10 +106,10 @@ nlohmann::json metrics_json() {
 }
 
 std::string metrics_text() {
-  TextTable raw({"short name", "CUPTI metric", "unit", "description"}, 4);
-  for (const auto& m : metrics::catalogue())
+  report::TextTable raw({"short name", "CUPTI metric", "unit", "description"}, 4);
+  for (const auto& m : report::metrics::catalogue())
     raw.add_row({m.short_name, m.name, unit_name(m.unit), m.description});
-  TextTable derived({"derived", "unit", "formula"}, 3);
+  report::TextTable derived({"derived", "unit", "formula"}, 3);
   for (const auto& d : report::derived_catalogue())
     derived.add_row({d.name, unit_name(d.unit), d.formula});
   return "metric set 'basic':\n" + raw.render() + "\n" + derived.render();
@@ -119,7 +128,7 @@ std::string labs_csv() {
 
 std::string metrics_csv() {
   std::string out = report::csv_line({"name", "short_name", "unit", "description"});
-  for (const auto& m : metrics::catalogue())
+  for (const auto& m : report::metrics::catalogue())
     out += report::csv_line({m.name, m.short_name, unit_name(m.unit), m.description});
   for (const auto& d : report::derived_catalogue())
     out += report::csv_line({d.name, d.name, unit_name(d.unit), d.description});
@@ -132,9 +141,7 @@ CLI::App* add_list(CLI::App& root, ListOptions& options) {
   auto* cmd = root.add_subcommand("list", "List the labs with their parameters and variants");
   cmd->add_option("--json", options.json_path, "Also write the listing as JSON to FILE")
       ->type_name("FILE");
-  cmd->add_option("--format,-f", options.format, "Output on stdout: text, json or csv")
-      ->check(one_of(kListFormats))
-      ->capture_default_str();
+  add_format_option(*cmd, options.format, kListFormats);
   cmd->add_flag("--metrics", options.metrics, "List the metric catalogue instead of the labs");
   return cmd;
 }

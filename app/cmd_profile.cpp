@@ -124,7 +124,7 @@ report::InjectionConfig injection_config(const ProfileOptions& o, const std::str
   c.launch_count = parse_launch_count(o.launch_count);
   c.replay = o.replay;
   if (!o.trace && o.replay == "kernel") {
-    c.metrics = metrics::resolve(o.metrics.empty() ? (o.diagnose ? "full" : "basic") : o.metrics);
+    c.metrics = report::metrics::resolve(o.metrics.empty() ? (o.diagnose ? "full" : "basic") : o.metrics);
   }
   c.watchdog_seconds = o.kernel_timeout;
   c.output_dir = dir;
@@ -152,7 +152,7 @@ void check_options(const ProfileOptions& o) {
 std::string metric_set_name(const ProfileOptions& o) {
   if (o.trace || o.replay == "none") return "none";
   if (o.metrics.empty()) return o.diagnose ? "full" : "basic";
-  return metrics::is_set_name(o.metrics) ? o.metrics : "custom";
+  return report::metrics::is_set_name(o.metrics) ? o.metrics : "custom";
 }
 
 }  // namespace

@@ -11,14 +11,14 @@
 #include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/render_diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
-#include "reports/format.hpp"
 #include "reports/render_csv.hpp"
+#include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
-#include "reports/table.hpp"
 #include "reports/report_json.hpp"
+#include "reports/table.hpp"
+#include "reports/units.hpp"
 #include "reports/user_input.hpp"
 
 namespace gpulab::app {
@@ -77,9 +77,7 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                   "Also write the report as JSON to FILE (atomically; through a symbolic link "
                   "to its target)")
       ->type_name("FILE");
-  cmd->add_option("--format,-f", options.format, "Output on stdout: text, json, markdown or csv")
-      ->check(one_of(kReportFormats))
-      ->capture_default_str();
+  add_format_option(*cmd, options.format, kReportFormats);
 }
 
 CLI::App* add_run(CLI::App& root, RunOptions& options) {
@@ -170,7 +168,7 @@ int exit_code_of(const report::Report& report) {
 // implementations (cuBLAS, CUB) are what the lab's own variants are measured against, not
 // candidates for its best.
 std::string all_labs_summary(const std::vector<report::Report>& reports, const report::Style& style) {
-  TextTable table({"lab", "baseline", "median", "best", "median", "speedup", "checks"}, 2);
+  report::TextTable table({"lab", "baseline", "median", "best", "median", "speedup", "checks"}, 2);
   for (const auto& r : reports) {
     const auto* base = r.baseline();
     const report::Variant* best = nullptr;
@@ -184,9 +182,9 @@ std::string all_labs_summary(const std::vector<report::Report>& reports, const r
       if (!best || v.timing.median < best->timing.median) best = &v;
     }
     table.add_row({r.subject(), base ? base->name : "-",
-                   base ? fmtx::seconds(base->timing.median) : "-", best ? best->name : "-",
-                   best ? fmtx::seconds(best->timing.median) : "-",
-                   best && best->speedup > 0 ? fmtx::ratio(best->speedup) : "-",
+                   base ? report::units::seconds(base->timing.median) : "-", best ? best->name : "-",
+                   best ? report::units::seconds(best->timing.median) : "-",
+                   best && best->speedup > 0 ? report::units::ratio(best->speedup) : "-",
                    report::paint(fmt::format("{}/{}", passed, total),
                                  passed == total ? report::Tone::good : report::Tone::bad, style)});
   }

@@ -24,7 +24,7 @@ CLI::App* add_selftest(CLI::App& root, SelftestOptions& options) {
 
 SelftestVerdict judge_labs(const std::vector<const labs::Lab*>& labs,
                            const std::vector<report::Report>& reports) {
-  TextTable table({"lab", "variant", "role", "expected", "obtained", "result"}, 6);
+  report::TextTable table({"lab", "variant", "role", "expected", "obtained", "result"}, 6);
   bool failed = false;
   for (std::size_t l = 0; l < labs.size() && l < reports.size(); ++l) {
     const auto& spec = labs[l]->spec();

@@ -88,11 +88,11 @@ std::vector<std::string> value_candidates(const std::string& command, CLI::Optio
   }
   if (name == "--metrics" && command == "compare") {  // metric names, not sets
     std::vector<std::string> out;
-    for (const auto& m : metrics::catalogue()) out.emplace_back(m.short_name);
+    for (const auto& m : report::metrics::catalogue()) out.emplace_back(m.short_name);
     for (const auto& d : report::derived_catalogue()) out.emplace_back(d.name);
     return out;
   }
-  if (name == "--metrics" || name == "--check-metrics") return metrics::set_names();
+  if (name == "--metrics" || name == "--check-metrics") return report::metrics::set_names();
   return {};
 }
 

@@ -245,7 +245,7 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
   // A named set adapts to the device: metrics its CUPTI does not know are left out, and the
   // report says which. (A list the user typed is taken as it is: CUPTI rejects unknown names.)
   std::vector<std::string> names = metric_names;
-  if (metrics::is_set_name(settings.metrics)) {
+  if (report::metrics::is_set_name(settings.metrics)) {
     if (const auto unsupported = session.unsupported_metrics(names); unsupported && !unsupported->empty()) {
       std::string list;
       for (const auto& n : *unsupported) {
@@ -264,7 +264,8 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
     for (auto* v : profiled) v->counters.note = why_not;
     return;
   }
-  const std::string set_name = metrics::is_set_name(settings.metrics) ? settings.metrics : "custom";
+  const std::string set_name =
+      report::metrics::is_set_name(settings.metrics) ? settings.metrics : "custom";
   for (auto* v : profiled) {
     stop_if_interrupted();
     profile_variant(*profiler, run, r, *v, set_name, settings, traced, stream, flusher);
@@ -307,7 +308,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   if (resolved.replay == "kernel" && resolved.cache_control == "all")
     throw UsageError("--cache-control all needs --replay-mode variant: CUPTI's kernel replay "
                      "cannot flush caches between its passes");
-  const auto metric_names = metrics::resolve(resolved.metrics);
+  const auto metric_names = report::metrics::resolve("--metrics", resolved.metrics);
   const Repetitions reps{settings.warmup.value_or(spec.default_warmup),
                          settings.repeat.value_or(spec.default_repeat), spec.traced};
 

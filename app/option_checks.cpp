@@ -54,6 +54,16 @@ CLI::Validator one_of(const std::vector<std::string>& choices) {
       description, kOneOf);
 }
 
+CLI::Option* add_format_option(CLI::App& cmd, std::string& format,
+                               const std::vector<std::string>& choices) {
+  std::string spoken;  // "text, json or csv"
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    spoken += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  return cmd.add_option("--format,-f", format, "Output on stdout: " + spoken)
+      ->check(one_of(choices))
+      ->capture_default_str();
+}
+
 std::vector<std::string> choices_of(CLI::Option& option) {
   CLI::Validator* v = nullptr;
   try {

@@ -20,6 +20,11 @@ namespace gpulab::app {
 // value the option refuses.
 CLI::Validator one_of(const std::vector<std::string>& choices);
 
+// --format,-f on `cmd`: what a command prints on stdout, one of `choices`; its --help names
+// them and shows the default.
+CLI::Option* add_format_option(CLI::App& cmd, std::string& format,
+                               const std::vector<std::string>& choices);
+
 // The choices of an option checked with one_of; empty for other options.
 std::vector<std::string> choices_of(CLI::Option& option);
 

@@ -83,7 +83,7 @@ void Session::note_error(const Error& error) {
 void Session::probe_counters() {
   std::string why_not;
   if (profiler_) return;
-  profiler({metrics::name::duration}, why_not);
+  profiler({report::metrics::name::duration}, why_not);
 }
 
 std::optional<std::vector<std::string>> Session::unsupported_metrics(

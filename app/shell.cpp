@@ -278,7 +278,8 @@ class Shell {
         throw UsageError(fmt::format("set output: '{}' is not a folder", value));
       return s.commands;
     }
-    if (std::string(s.key) == "metrics") metrics::resolve(value);  // what run checks, up front
+    if (std::string(s.key) == "metrics")
+      report::metrics::resolve("--metrics", value);  // what run checks, up front
     std::vector<std::string> commands;
     std::optional<std::string> why;
     for (const auto& c : s.commands) {

@@ -179,9 +179,7 @@ class AosSoaRun final : public LabRun {
 
   report::Check check(const std::string& variant) override {
     const auto& ref = reference(variants_[variant].computation);
-    std::vector<float> got(n_);
-    GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-    return compare(got.data(), ref.data(), n_, Tolerance{0, 0});  // same float ops, same order
+    return check_result(out_.get(), ref, Tolerance{0, 0});  // same float ops, same order
   }
 
  private:

@@ -160,9 +160,7 @@ class CoalescingRun final : public LabRun {
       ref.resize(n_);
       for (std::size_t i = 0; i < n_; ++i) ref[i] = host_in_[v.source(i, stride_)];
     }
-    std::vector<float> got(n_);
-    GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-    return compare(got.data(), ref.data(), n_, Tolerance{0, 0});
+    return check_result(out_.get(), ref, Tolerance{0, 0});
   }
 
  private:

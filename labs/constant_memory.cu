@@ -199,9 +199,7 @@ class ConstantMemoryRun final : public LabRun {
         reference[i] = acc;
       }
     }
-    std::vector<float> got(n_);
-    GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-    return compare(got.data(), reference.data(), n_, Tolerance{1e-6, 1e-6});
+    return check_result(out_.get(), reference, Tolerance{1e-6, 1e-6});
   }
 
  private:

@@ -203,9 +203,7 @@ class DivergenceRun final : public LabRun {
   report::Check check(const std::string& variant) override {
     const auto& v = variants_[variant];
     const auto& ref = v.input == Input::random ? reference() : partitioned_reference();
-    std::vector<float> got(n_);
-    GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), y_.get(), y_.bytes(), cudaMemcpyDeviceToHost));
-    return compare(got.data(), ref.data(), n_, Tolerance{0, 0});
+    return check_result(y_.get(), ref, Tolerance{0, 0});
   }
 
  private:

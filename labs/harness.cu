@@ -72,6 +72,13 @@ report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launc
   return report::summarize(std::move(samples), warmup, flusher != nullptr);
 }
 
+report::Check check_result(const float* result, const std::vector<float>& ref, Tolerance tol) {
+  std::vector<float> got(ref.size());
+  GPULAB_CUDA_CHECK(
+      cudaMemcpy(got.data(), result, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return compare(got.data(), ref.data(), got.size(), tol);
+}
+
 void poison(void* ptr, std::size_t bytes, cudaStream_t stream) {
   GPULAB_CUDA_CHECK(cudaMemsetAsync(ptr, 0xFF, bytes, stream));
 }

@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
+#include "labs/check.hpp"
 #include "labs/device_buffer.hpp"
 #include "labs/lab.hpp"
 #include "reports/report.hpp"
@@ -38,6 +40,10 @@ report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launc
 
 // Fills `bytes` bytes with 0xFF: as float, a NaN that no correct kernel writes.
 void poison(void* ptr, std::size_t bytes, cudaStream_t stream);
+
+// The check of a result of floats: copies ref.size() of them from device memory at `result`
+// (waiting for the device) and compares them with the CPU reference `ref` (labs/check.hpp).
+report::Check check_result(const float* result, const std::vector<float>& ref, Tolerance tol);
 
 // Registers, local memory, shared memory and theoretical occupancy of one launch (all zero
 // when the launch has no function pointer).

@@ -169,39 +169,21 @@ constexpr int kHalf = 64;          // a thread's second group of rows / columns 
 
 enum class Access { kVector, kScalar };
 
+// M[row][col..col+3] of a rows x cols row-major matrix (A is m x k, B is k x n); zeros outside
+// the matrix.
 template <Access kAccess>
-__device__ __forceinline__ float4 load_a_quad(const float* __restrict__ a, int m, int k, int row,
-                                              int col) {
-  // A[row][col..col+3]; zeros outside the matrix.
+__device__ __forceinline__ float4 load_quad(const float* __restrict__ matrix, int rows, int cols,
+                                            int row, int col) {
   if constexpr (kAccess == Access::kVector) {
-    if (row < m && col < k)
-      return *reinterpret_cast<const float4*>(a + static_cast<size_t>(row) * k + col);
+    if (row < rows && col < cols)
+      return *reinterpret_cast<const float4*>(matrix + static_cast<size_t>(row) * cols + col);
     return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   } else {
-    const bool in_row = row < m;
-    const float* p = a + static_cast<size_t>(in_row ? row : 0) * k;
-    return make_float4(in_row && col + 0 < k ? p[col + 0] : 0.0f,
-                       in_row && col + 1 < k ? p[col + 1] : 0.0f,
-                       in_row && col + 2 < k ? p[col + 2] : 0.0f,
-                       in_row && col + 3 < k ? p[col + 3] : 0.0f);
-  }
-}
-
-template <Access kAccess>
-__device__ __forceinline__ float4 load_b_quad(const float* __restrict__ b, int k, int n, int row,
-                                              int col) {
-  // B[row][col..col+3]; zeros outside the matrix.
-  if constexpr (kAccess == Access::kVector) {
-    if (row < k && col < n)
-      return *reinterpret_cast<const float4*>(b + static_cast<size_t>(row) * n + col);
-    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  } else {
-    const bool in_row = row < k;
-    const float* p = b + static_cast<size_t>(in_row ? row : 0) * n;
-    return make_float4(in_row && col + 0 < n ? p[col + 0] : 0.0f,
-                       in_row && col + 1 < n ? p[col + 1] : 0.0f,
-                       in_row && col + 2 < n ? p[col + 2] : 0.0f,
-                       in_row && col + 3 < n ? p[col + 3] : 0.0f);
+    const bool in_row = row < rows;
+    const float* p = matrix + static_cast<size_t>(in_row ? row : 0) * cols;
+    return make_float4(
+        in_row && col + 0 < cols ? p[col + 0] : 0.0f, in_row && col + 1 < cols ? p[col + 1] : 0.0f,
+        in_row && col + 2 < cols ? p[col + 2] : 0.0f, in_row && col + 3 < cols ? p[col + 3] : 0.0f);
   }
 }
 
@@ -250,8 +232,8 @@ __global__ void __launch_bounds__(rt::kThreads, 2)
 
   const int slices = (k + kBK - 1) / kBK;
 
-  float4 next_a = load_a_quad<kAccess>(a, m, k, block_row + a_row, a_col);
-  float4 next_b = load_b_quad<kAccess>(b, k, n, b_row, block_col + b_col);
+  float4 next_a = load_quad<kAccess>(a, m, k, block_row + a_row, a_col);
+  float4 next_b = load_quad<kAccess>(b, k, n, b_row, block_col + b_col);
   as[0][a_col + 0][a_row] = next_a.x;
   as[0][a_col + 1][a_row] = next_a.y;
   as[0][a_col + 2][a_row] = next_a.z;
@@ -264,8 +246,8 @@ __global__ void __launch_bounds__(rt::kThreads, 2)
     const bool more = t + 1 < slices;
     if (more) {  // slice t+1: issue the global loads now, use them after the FMAs below
       const int k0 = (t + 1) * kBK;
-      next_a = load_a_quad<kAccess>(a, m, k, block_row + a_row, k0 + a_col);
-      next_b = load_b_quad<kAccess>(b, k, n, k0 + b_row, block_col + b_col);
+      next_a = load_quad<kAccess>(a, m, k, block_row + a_row, k0 + a_col);
+      next_b = load_quad<kAccess>(b, k, n, k0 + b_row, block_col + b_col);
     }
 
 #pragma unroll

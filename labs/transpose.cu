@@ -179,9 +179,7 @@ class TransposeRun final : public LabRun {
       reference_.resize(elements_);
       transpose_on_cpu(host_in_, reference_, rows_, cols_);
     }
-    std::vector<float> got(elements_);
-    GPULAB_CUDA_CHECK(cudaMemcpy(got.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-    return compare(got.data(), reference_.data(), elements_, Tolerance{0, 0});  // exact: a copy
+    return check_result(out_.get(), reference_, Tolerance{0, 0});  // exact: a copy
   }
 
  private:

@@ -1,10 +1,14 @@
 #include "reports/metric_catalogue.hpp"
 
 #include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
 
 #include "reports/errors.hpp"
+#include "reports/user_input.hpp"
 
-namespace gpulab::metrics {
+namespace gpulab::report::metrics {
 namespace {
 
 using U = Unit;
@@ -73,12 +77,6 @@ std::vector<std::string> names_in(std::initializer_list<Group> groups) {
   return names;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 const std::vector<MetricTraits>& catalogue() { return kCatalogue; }
@@ -94,7 +92,7 @@ std::vector<std::string> set_names() { return {"basic", "stalls", "full", "none"
 
 bool is_set_name(std::string_view spec) {
   const auto sets = set_names();
-  return std::find(sets.begin(), sets.end(), trim(spec)) != sets.end();
+  return std::find(sets.begin(), sets.end(), spec) != sets.end();
 }
 
 std::vector<std::string> metric_set(std::string_view set_name) {
@@ -106,29 +104,33 @@ std::vector<std::string> metric_set(std::string_view set_name) {
                    "' (known: basic, stalls, full, none)");
 }
 
-std::vector<std::string> resolve(std::string_view spec) {
-  spec = trim(spec);
+std::optional<std::string> counter_name(std::string_view name) {
+  if (const auto* m = find(name)) return std::string(m->name);
+  const bool perfworks_like =
+      name.find("__") != std::string_view::npos &&
+      std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+      });
+  if (perfworks_like) return std::string(name);  // outside the catalogue: CUPTI decides
+  return std::nullopt;
+}
+
+std::vector<std::string> resolve(const std::string& what, const std::string& spec) {
   if (is_set_name(spec)) return metric_set(spec);
   std::vector<std::string> names;
-  while (!spec.empty()) {
-    const auto comma = spec.find(',');
-    const auto item = trim(spec.substr(0, comma));
-    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
-    if (item.empty()) continue;
-    if (const auto* m = find(item)) {
-      names.emplace_back(m->name);
-    } else if (item.find("__") != std::string_view::npos) {
-      names.emplace_back(item);  // a Perfworks name outside the catalogue: CUPTI decides
-    } else {
-      throw UsageError("unknown metric '" + std::string(item) +
-                       "': give a metric set (basic, stalls, full, none), short names from "
-                       "`gpulab list --metrics`, or full CUPTI names");
-    }
+  for (const auto& item : split_list(what, spec)) {
+    auto name = counter_name(item);
+    if (!name)
+      throw UsageError(fmt::format(
+          "{}: unknown metric '{}': give a metric set (basic, stalls, full, none), short names "
+          "from `gpulab list --metrics`, or full CUPTI names",
+          what, item));
+    names.push_back(std::move(*name));
   }
-  if (names.empty()) throw UsageError("--metrics names no metric");
+  // A metric named twice (by its short and its CUPTI name) is collected once.
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
 }
 
-}  // namespace gpulab::metrics
+}  // namespace gpulab::report::metrics

@@ -5,11 +5,12 @@
 // names are Perfworks names, the same ncu uses; docs/metrics.md lists them.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace gpulab::metrics {
+namespace gpulab::report::metrics {
 
 // fraction: 0..1, printed as a percentage; bytes_per_second: printed as GB/s.
 enum class Unit { nanoseconds, seconds, bytes, percent, count, ratio, fraction, bytes_per_second };
@@ -41,9 +42,15 @@ bool is_set_name(std::string_view spec);
 // The CUPTI metric names of a set; throws UsageError for an unknown set.
 std::vector<std::string> metric_set(std::string_view set_name);
 
-// Resolves a `--metrics` argument: a set name, or a comma-separated list of CUPTI or short
-// names (unknown CUPTI-looking names pass through for CUPTI to accept or reject).
-std::vector<std::string> resolve(std::string_view spec);
+// The CUPTI name `name` stands for: the catalogue's, for one of its CUPTI or short names; `name`
+// itself where it looks like a Perfworks name outside the catalogue (letters, digits, '_' and
+// '.', with a "__"), for CUPTI to accept or reject; nothing otherwise.
+std::optional<std::string> counter_name(std::string_view name);
+
+// Resolves the value of a metrics option (`what`, e.g. "--metrics", leads its errors): a set
+// name, or a list of counter names as split_list reads it (reports/user_input.hpp). The CUPTI
+// names, sorted, each once; throws UsageError for an unknown metric.
+std::vector<std::string> resolve(const std::string& what, const std::string& spec);
 
 // Perfworks names the derived metrics read (one definition each, used by reports/derived.cpp).
 namespace name {
@@ -95,4 +102,4 @@ inline constexpr const char* stall_short_scoreboard =
     "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio";
 }  // namespace name
 
-}  // namespace gpulab::metrics
+}  // namespace gpulab::report::metrics

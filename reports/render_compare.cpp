@@ -4,8 +4,8 @@
 
 #include "reports/derived.hpp"
 #include "reports/escape.hpp"
-#include "reports/format.hpp"
 #include "reports/table.hpp"
+#include "reports/units.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -30,15 +30,15 @@ std::string variant_name(const VariantComparison& v, const Style& style) {
 std::string time_verdict(const VariantComparison& v, const Style& style) {
   switch (v.verdict) {
     case Verdict::faster:
-      return paint(fmt::format("faster ({})", fmtx::ratio(v.speedup)), Tone::good, style);
+      return paint(fmt::format("faster ({})", units::ratio(v.speedup)), Tone::good, style);
     case Verdict::slower:
-      return paint(fmt::format("slower ({})", fmtx::ratio(v.speedup)), Tone::bad, style);
+      return paint(fmt::format("slower ({})", units::ratio(v.speedup)), Tone::bad, style);
     default: return to_string(v.verdict);
   }
 }
 
 std::string value_or_dash(const std::optional<double>& v, const std::string& name) {
-  return v ? fmtx::metric(*v, unit_of(name)) : "-";
+  return v ? units::metric(*v, unit_of(name)) : "-";
 }
 
 std::string list_or_none(const std::vector<std::string>& ids, const Style& style) {
@@ -49,7 +49,7 @@ std::string list_or_none(const std::vector<std::string>& ids, const Style& style
 }
 
 std::string timing_row_median(const std::optional<TimingStats>& t) {
-  return t ? fmtx::seconds(t->median) : "-";
+  return t ? units::seconds(t->median) : "-";
 }
 
 nlohmann::json optional_json(const std::optional<double>& v) {
@@ -163,7 +163,7 @@ std::string render_comparison_table(const std::vector<Comparison>& against_first
       for (const auto& v : c.variants)
         if (v.variant_a == base.variant_a) match = &v;
       row.push_back(match && match->time_b
-                        ? fmt::format("{} {}", fmtx::seconds(match->time_b->median),
+                        ? fmt::format("{} {}", units::seconds(match->time_b->median),
                                       time_verdict(*match, style))
                         : "-");
     }

@@ -4,16 +4,16 @@
 
 #include "reports/diagnosis.hpp"
 #include "reports/escape.hpp"
-#include "reports/format.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/units.hpp"
 
 namespace gpulab::report {
 namespace {
 
 std::string value_text(const Evidence& e) {
   if (!e.value) return "not measured";
-  return fmtx::metric(*e.value, evidence_unit(e.metric));
+  return units::metric(*e.value, evidence_unit(e.metric));
 }
 
 // "dram_pct = 33.8% (>= 60.0%)"
@@ -25,7 +25,7 @@ std::string evidence_text(const std::vector<Evidence>& evidence, const Style& st
     out += shown(traits ? traits->short_name : e.metric, style) + " = " + value_text(e);
     if (!e.threshold.empty())
       out += fmt::format(" (threshold {} {})", shown(e.relation, style),
-                         fmtx::metric(e.threshold_value, evidence_unit(e.metric)));
+                         units::metric(e.threshold_value, evidence_unit(e.metric)));
   }
   return out;
 }

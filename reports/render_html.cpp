@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 
 #include "reports/diagnosis.hpp"
-#include "reports/format.hpp"
 #include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/roofline.hpp"
 #include "reports/svg_chart.hpp"
+#include "reports/units.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -54,10 +54,10 @@ std::string esc(const std::string& s) { return html_safe(s); }
 
 // Roofline axis labels: "100 GFLOP/s", "10 TFLOP/s".
 std::string flops_text(double f) {
-  const char* units[] = {"", "k", "M", "G", "T", "P", "E"};
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   int i = 0;
   while (f >= 1000 && i < 6) f /= 1000, ++i;
-  return fmtx::number(f) + " " + units[i] + "FLOP/s";
+  return units::number(f) + " " + prefixes[i] + "FLOP/s";
 }
 
 std::string anchor(const std::string& s) {
@@ -86,17 +86,15 @@ std::string page_tail() { return "</body>\n</html>\n"; }
 
 std::string device_meta(const Report& r) {
   const auto& d = r.device;
-  std::string out = fmt::format("<dt>device</dt><dd>{} ({}{}, {} SMs, {} memory, L2 {})</dd>\n",
-                                esc(d.name), d.chip.empty() ? "" : esc(d.chip) + ", ",
-                                fmt::format("sm_{}{}", d.cc_major, d.cc_minor), d.sm_count,
-                                fmtx::bytes(double(d.global_memory_bytes)),
-                                fmtx::bytes(double(d.l2_bytes)));
-  out += fmt::format("<dt>roofs</dt><dd>copy {} measured ({} theoretical); FP32 {}</dd>\n",
-                     fmtx::bandwidth(d.roofs.copy_bandwidth),
-                     fmtx::bandwidth(d.roofs.theoretical_bandwidth),
-                     fp32_peak_flops(d) > 0
-                         ? fmtx::number(fp32_peak_flops(d) / 1e12) + " TFLOP/s peak"
-                         : std::string("unknown"));
+  std::string out = fmt::format(
+      "<dt>device</dt><dd>{} ({}{}, {} SMs, {} memory, L2 {})</dd>\n", esc(d.name),
+      d.chip.empty() ? "" : esc(d.chip) + ", ", fmt::format("sm_{}{}", d.cc_major, d.cc_minor),
+      d.sm_count, units::bytes(double(d.global_memory_bytes)), units::bytes(double(d.l2_bytes)));
+  out += fmt::format(
+      "<dt>roofs</dt><dd>copy {} measured ({} theoretical); FP32 {}</dd>\n",
+      units::bandwidth(d.roofs.copy_bandwidth), units::bandwidth(d.roofs.theoretical_bandwidth),
+      fp32_peak_flops(d) > 0 ? units::number(fp32_peak_flops(d) / 1e12) + " TFLOP/s peak"
+                             : std::string("unknown"));
   out += fmt::format("<dt>recorded</dt><dd>{} by {} {} ({})</dd>\n", esc(r.created_utc),
                      esc(r.tool.name), esc(r.tool.version), esc(r.tool.git_sha));
   std::string cmd;
@@ -130,14 +128,14 @@ std::string time_bars(const Report& r) {
   const Axis x{0, longest, label_w, label_w + bar_w, false};
   for (const double t : x.ticks()) {
     out += svg::line(x.map(t), 4, x.map(t), height - 22, "grid");
-    out += svg::text(x.map(t), height - 8, fmtx::seconds(t), "small", "middle");
+    out += svg::text(x.map(t), height - 8, units::seconds(t), "small", "middle");
   }
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const auto& v = *shown[i];
     const double y = 6 + i * row_h;
-    std::string note = fmtx::seconds(v.timing.median);
-    if (v.speedup > 0 && v.role != Role::baseline) note += "  ×" + fmtx::number(v.speedup);
-    if (v.roof_fraction > 0) note += "  " + fmtx::percent(v.roof_fraction) + " of copy roof";
+    std::string note = units::seconds(v.timing.median);
+    if (v.speedup > 0 && v.role != Role::baseline) note += "  ×" + units::number(v.speedup);
+    if (v.roof_fraction > 0) note += "  " + units::percent(v.roof_fraction) + " of copy roof";
     out += svg::text(label_w - 8, y + 15, v.name, "", "end");
     out += svg::rect(label_w, y, x.map(v.timing.median) - label_w, row_h - 8, role_class(v.role),
                      fmt::format("{}: {}", v.name, note));
@@ -162,10 +160,10 @@ std::string checks_table(const Report& r) {
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
         esc(v.name), to_string(v.role), status, status,
         v.check.message.empty() ? "" : ": " + esc(v.check.message),
-        v.check.status == CheckStatus::skipped ? "" : fmtx::number(v.check.max_rel_error),
-        v.timing.median > 0 ? fmtx::seconds(v.timing.median) : std::string("—"),
-        v.speedup > 0 ? fmtx::ratio(v.speedup) : std::string("—"),
-        v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : std::string("—"));
+        v.check.status == CheckStatus::skipped ? "" : units::number(v.check.max_rel_error),
+        v.timing.median > 0 ? units::seconds(v.timing.median) : std::string("—"),
+        v.speedup > 0 ? units::ratio(v.speedup) : std::string("—"),
+        v.roof_fraction > 0 ? units::percent(v.roof_fraction) : std::string("—"));
   }
   return out + "</table>\n";
 }
@@ -191,7 +189,7 @@ std::string roofline(const Report& r) {
   std::string out = "<figure class=\"roofline\">\n" + svg::open(800, 370, "roofline");
   for (const double t : x.ticks()) {
     out += svg::line(x.map(t), top, x.map(t), bottom, "grid");
-    out += svg::text(x.map(t), bottom + 16, fmtx::number(t), "small", "middle");
+    out += svg::text(x.map(t), bottom + 16, units::number(t), "small", "middle");
   }
   for (const double t : y.ticks()) {
     out += svg::line(left, y.map(t), right, y.map(t), "grid");
@@ -210,18 +208,19 @@ std::string roofline(const Report& r) {
                      x.map(x.lo), y.map(std::max(copy * x.lo, y.lo)), x.map(x_end),
                      y.map(copy * x_end));
   out += svg::text(x.map(x.lo) + 4, y.map(std::max(copy * x.lo, y.lo)) - 6,
-                   "copy roof " + fmtx::bandwidth(copy), "small");
+                   "copy roof " + units::bandwidth(copy), "small");
   if (peak > 0) {
     out += fmt::format("<polyline class=\"roof compute\" points=\"{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
                        x.map(ridge), y.map(peak), x.map(x.hi), y.map(peak));
     out += svg::text(right - 4, y.map(peak) - 6,
-                     "FP32 peak " + fmtx::number(peak / 1e12) + " TFLOP/s", "small", "end");
+                     "FP32 peak " + units::number(peak / 1e12) + " TFLOP/s", "small", "end");
   }
   for (const auto& p : points) {
     const std::string label = p.kernel.empty() ? p.variant : p.variant + " · " + p.kernel;
-    const std::string tip = fmt::format(
-        "{}: {} FLOP/B{}, {} GFLOP/s", label, fmtx::number(p.intensity),
-        p.measured_bytes ? "" : " (work-model bytes: no counters)", fmtx::number(p.attained / 1e9));
+    const std::string tip =
+        fmt::format("{}: {} FLOP/B{}, {} GFLOP/s", label, units::number(p.intensity),
+                    p.measured_bytes ? "" : " (work-model bytes: no counters)",
+                    units::number(p.attained / 1e9));
     out += svg::circle(x.map(p.intensity), y.map(p.attained), 5,
                        p.measured_bytes ? "point" : "point model", tip, "roofline-point");
     out += svg::text(x.map(p.intensity) + 8, y.map(p.attained) + 4, p.variant, "small");
@@ -242,10 +241,10 @@ std::string evidence_html(const std::vector<Evidence>& evidence) {
     const auto* traits = metrics::find(e.metric);
     out += fmt::format("<code title=\"{}\">{}</code> = {}", esc(e.metric),
                        esc(traits ? traits->short_name : e.metric),
-                       e.value ? fmtx::metric(*e.value, unit) : std::string("not measured"));
+                       e.value ? units::metric(*e.value, unit) : std::string("not measured"));
     if (!e.threshold.empty())
       out += fmt::format(" ({} {} <code>{}</code>)", esc(e.relation),
-                         fmtx::metric(e.threshold_value, unit), esc(e.threshold));
+                         units::metric(e.threshold_value, unit), esc(e.threshold));
   }
   return out;
 }
@@ -278,11 +277,10 @@ std::string kernel_html(const Kernel& k, std::size_t launches) {
       "local/thread, {} shared, theoretical occupancy {}</p>\n",
       esc(kernel_heading(k.name, k.function)),
       launches > 1 ? fmt::format(" ({} launches)", launches) : std::string(),
-      esc(k.function.empty() ? k.name : k.function),
-      a.grid_blocks, a.block_threads, a.registers_per_thread,
-      fmtx::bytes(double(a.local_bytes_per_thread)),
-      fmtx::bytes(double(a.static_shared_bytes + a.dynamic_shared_bytes)),
-      fmtx::percent(a.theoretical_occupancy));
+      esc(k.function.empty() ? k.name : k.function), a.grid_blocks, a.block_threads,
+      a.registers_per_thread, units::bytes(double(a.local_bytes_per_thread)),
+      units::bytes(double(a.static_shared_bytes + a.dynamic_shared_bytes)),
+      units::percent(a.theoretical_occupancy));
   if (k.diagnosis) out += diagnosis_html(*k.diagnosis);
   return out;
 }
@@ -305,7 +303,7 @@ std::string gantt(const Timeline& t, const std::string& variant) {
   std::string out = svg::open(980, height, "timeline of " + variant);
   for (const double tick : x.ticks()) {
     out += svg::line(x.map(tick), top, x.map(tick), height - 28, "grid");
-    out += svg::text(x.map(tick), height - 14, fmtx::seconds(tick), "small", "middle");
+    out += svg::text(x.map(tick), height - 14, units::seconds(tick), "small", "middle");
   }
   for (std::size_t i = 0; i < rows.size(); ++i)
     out += svg::text(left - 8, top + i * row_h + 16,
@@ -315,8 +313,8 @@ std::string gantt(const Timeline& t, const std::string& variant) {
     const std::uint32_t row = a.kind == ActivityKind::migration ? 0xFFFFFFFF : a.stream;
     const auto i = std::find(rows.begin(), rows.end(), row) - rows.begin();
     std::string tip = fmt::format("{} {}: {} from {}", to_string(a.kind), a.name,
-                                  fmtx::seconds(a.end - a.start), fmtx::seconds(a.start));
-    if (a.kind != ActivityKind::kernel) tip += ", " + fmtx::bytes(double(a.bytes));
+                                  units::seconds(a.end - a.start), units::seconds(a.start));
+    if (a.kind != ActivityKind::kernel) tip += ", " + units::bytes(double(a.bytes));
     if (!a.source_memory.empty()) tip += ", " + a.source_memory + "→" + a.destination_memory;
     if (!a.cause.empty()) tip += ", " + a.cause;
     out += svg::rect(x.map(a.start), top + i * row_h, x.map(a.end) - x.map(a.start), row_h - 8,
@@ -332,9 +330,9 @@ std::string timeline_html(const Timeline& t, const std::string& variant) {
       "<figcaption>Blue: kernels, amber: copies, gray: memsets, red: unified-memory migrations. "
       "Span {}, {} kernels; kernels overlapping transfers {} of the span, GPU idle {}, exposed "
       "transfers {}, on-demand migrations {}.</figcaption>\n</figure>\n",
-      fmtx::seconds(s.span_seconds), s.kernels, fmtx::percent(s.overlap_fraction),
-      fmtx::percent(s.idle_fraction), fmtx::percent(s.exposed_transfer_fraction),
-      fmtx::percent(s.on_demand_fraction));
+      units::seconds(s.span_seconds), s.kernels, units::percent(s.overlap_fraction),
+      units::percent(s.idle_fraction), units::percent(s.exposed_transfer_fraction),
+      units::percent(s.on_demand_fraction));
   if (t.diagnosis) out += diagnosis_html(*t.diagnosis);
   return out;
 }
@@ -418,10 +416,10 @@ std::string comparison_section(const Comparison& c) {
     out += svg::text(label_w - 8, y + row_h + 2, v.lab + "/" + name, "", "end");
     if (v.time_a)
       out += svg::rect(label_w, y, x.map(v.time_a->median) - label_w, row_h - 3, "bar baseline",
-                       "A: " + fmtx::seconds(v.time_a->median));
+                       "A: " + units::seconds(v.time_a->median));
     if (v.time_b)
       out += svg::rect(label_w, y + row_h, x.map(v.time_b->median) - label_w, row_h - 3, "bar",
-                       "B: " + fmtx::seconds(v.time_b->median));
+                       "B: " + units::seconds(v.time_b->median));
     out += svg::text(label_w + bar_w + 8, y + row_h + 2,
                      fmt::format("{} ({})", to_string(v.verdict),
                                  v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—"),
@@ -441,11 +439,11 @@ std::string comparison_section(const Comparison& c) {
                          "</tr>\n",
                          esc(k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b));
       for (const auto& m : k.metrics)
-        out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                           "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-                           esc(m.label.empty() ? m.name : m.label),
-                           m.a ? fmtx::number(*m.a) : "—", m.b ? fmtx::number(*m.b) : "—",
-                           change_text(m.a, m.b, m.change), to_string(m.verdict));
+        out += fmt::format(
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+            "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+            esc(m.label.empty() ? m.name : m.label), m.a ? units::number(*m.a) : "—",
+            m.b ? units::number(*m.b) : "—", change_text(m.a, m.b, m.change), to_string(m.verdict));
       out += "</table>\n";
     }
     const auto ids = [](const std::vector<std::string>& v) {

@@ -7,10 +7,10 @@
 
 #include "reports/derived.hpp"
 #include "reports/escape.hpp"
-#include "reports/format.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/render_timeline.hpp"
 #include "reports/table.hpp"
+#include "reports/units.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -71,16 +71,16 @@ const std::set<std::string> kShownThroughDerived = {
 std::optional<std::string> attribute_cell(const Kernel& k, const std::string& key) {
   const auto& a = k.attributes;
   if (a.block_threads == 0) return std::nullopt;  // attributes were not read
-  if (key == "theoretical_occupancy") return fmtx::percent(a.theoretical_occupancy);
+  if (key == "theoretical_occupancy") return units::percent(a.theoretical_occupancy);
   if (key == "registers_per_thread") return std::to_string(a.registers_per_thread);
   if (key == "shared_bytes")
-    return fmtx::bytes(static_cast<double>(a.static_shared_bytes + a.dynamic_shared_bytes));
+    return units::bytes(static_cast<double>(a.static_shared_bytes + a.dynamic_shared_bytes));
   if (key == "local_bytes_per_thread")
-    return fmtx::bytes(static_cast<double>(a.local_bytes_per_thread));
+    return units::bytes(static_cast<double>(a.local_bytes_per_thread));
   if (key == "spill_store_bytes" && a.spill_store_bytes)
-    return fmtx::bytes(static_cast<double>(*a.spill_store_bytes));
+    return units::bytes(static_cast<double>(*a.spill_store_bytes));
   if (key == "spill_load_bytes" && a.spill_load_bytes)
-    return fmtx::bytes(static_cast<double>(*a.spill_load_bytes));
+    return units::bytes(static_cast<double>(*a.spill_load_bytes));
   return std::nullopt;
 }
 
@@ -89,12 +89,12 @@ std::optional<std::string> cell(const Kernel& k, Source source, const std::strin
     case Source::raw: {
       auto it = k.metrics.find(key);
       if (it == k.metrics.end()) return std::nullopt;
-      return fmtx::metric(it->second, unit_of(key));
+      return units::metric(it->second, unit_of(key));
     }
     case Source::derived: {
       auto it = k.derived.find(key);
       if (it == k.derived.end()) return std::nullopt;
-      return fmtx::metric(it->second, unit_of(key));
+      return units::metric(it->second, unit_of(key));
     }
     case Source::attribute: return attribute_cell(k, key);
   }
@@ -118,15 +118,15 @@ std::string header(const Report& r, const Style& style) {
   std::string out = fmt::format("{} · {}\n", paint(shown(r.subject(), style), Tone::strong, style),
                                 shown(r.lab.summary, style));
   out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", shown(dev.name, style), dev.cc_major,
-                     dev.cc_minor, dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
+                     dev.cc_minor, dev.sm_count, units::bytes(static_cast<double>(dev.l2_bytes)));
   if (dev.roofs.copy_bandwidth > 0)
-    out += " · copy roof " + fmtx::bandwidth(dev.roofs.copy_bandwidth) + " measured";
+    out += " · copy roof " + units::bandwidth(dev.roofs.copy_bandwidth) + " measured";
   if (dev.roofs.theoretical_bandwidth > 0)
-    out += " (" + fmtx::bandwidth(dev.roofs.theoretical_bandwidth) + " theoretical)";
+    out += " (" + units::bandwidth(dev.roofs.theoretical_bandwidth) + " theoretical)";
   out += "\nparams:" + params;
   if (r.work.bytes() > 0) {
-    out += fmt::format(" · must move {} read + {} written", fmtx::bytes(r.work.bytes_read),
-                       fmtx::bytes(r.work.bytes_written));
+    out += fmt::format(" · must move {} read + {} written", units::bytes(r.work.bytes_read),
+                       units::bytes(r.work.bytes_written));
   }
   return out + "\n";
 }
@@ -134,7 +134,7 @@ std::string header(const Report& r, const Style& style) {
 std::string device_line(const DeviceInfo& dev, const Style& style) {
   if (dev.name.empty()) return "device: unknown (gpulab could not open it after the program)\n";
   return fmt::format("{} · sm_{}{} · {} SMs · {} L2\n", shown(dev.name, style), dev.cc_major,
-                     dev.cc_minor, dev.sm_count, fmtx::bytes(static_cast<double>(dev.l2_bytes)));
+                     dev.cc_minor, dev.sm_count, units::bytes(static_cast<double>(dev.l2_bytes)));
 }
 
 // A word of a command line as a shell would need it typed: quoted when it holds anything but
@@ -160,13 +160,13 @@ std::string program_header(const Report& r, const Style& style) {
   const Tone tone = p.exit_code == 0 ? Tone::good : Tone::bad;
   std::string out =
       fmt::format("{} · {} · {} wall\n", paint(command, Tone::strong, style),
-                  paint(shown(p.ended, style), tone, style), fmtx::seconds(p.wall_seconds));
+                  paint(shown(p.ended, style), tone, style), units::seconds(p.wall_seconds));
   out += device_line(r.device, style);
   out += fmt::format(
       "{} kernel launches, {} profiled ({} replay){} · kernel time {}\n", p.launches,
       p.profiled_launches, shown(p.replay, style),
       p.kernel_filter.empty() ? "" : " · --kernel '" + shown(p.kernel_filter, style) + "'",
-      fmtx::seconds(p.kernel_seconds));
+      units::seconds(p.kernel_seconds));
   for (const auto& process : p.processes)
     if (!process.note.empty())
       out += fmt::format("process {}: {}\n", process.pid, shown(process.note, style));
@@ -183,16 +183,16 @@ std::string functions_table(const Report& r, const Style& style) {
     const auto& t = v.timing;
     const bool timed = f.timed_launches > 0;
     table.add_row({shown(shown_function(v.description), style), std::to_string(f.launches),
-                   timed ? fmtx::seconds(f.total_seconds) : "-",
-                   timed ? fmtx::percent(f.share_of_gpu_time) : "-",
-                   timed ? fmtx::seconds(t.mean) : "-", timed ? fmtx::seconds(t.min) : "-",
-                   timed ? fmtx::seconds(t.max) : "-", std::to_string(f.profiled_launches)});
+                   timed ? units::seconds(f.total_seconds) : "-",
+                   timed ? units::percent(f.share_of_gpu_time) : "-",
+                   timed ? units::seconds(t.mean) : "-", timed ? units::seconds(t.min) : "-",
+                   timed ? units::seconds(t.max) : "-", std::to_string(f.profiled_launches)});
   }
   return table.empty() ? "no kernel launches recorded\n" : render_table(table, style);
 }
 
 std::string flop_rate(double flops_per_second) {
-  return fmtx::number(flops_per_second / 1e12) + " TFLOP/s";
+  return units::number(flops_per_second / 1e12) + " TFLOP/s";
 }
 
 const Variant* reference_variant(const Report& r) {
@@ -226,15 +226,16 @@ std::string timing_table(const Report& r, const Style& style) {
     std::vector<std::string> row{shown(v.name, style),
                                  to_string(v.role),
                                  paint(to_string(v.check.status), tone, style),
-                                 timed ? fmtx::seconds(t.median) : "-",
-                                 timed ? fmtx::seconds(t.min) : "-",
-                                 timed ? fmtx::seconds(t.max) : "-"};
+                                 timed ? units::seconds(t.median) : "-",
+                                 timed ? units::seconds(t.min) : "-",
+                                 timed ? units::seconds(t.max) : "-"};
     if (!traced)
-      row.insert(row.end(), {v.effective_bandwidth > 0 ? fmtx::bandwidth(v.effective_bandwidth) : "-",
-                             v.roof_fraction > 0 ? fmtx::percent(v.roof_fraction) : "-"});
+      row.insert(row.end(),
+                 {v.effective_bandwidth > 0 ? units::bandwidth(v.effective_bandwidth) : "-",
+                  v.roof_fraction > 0 ? units::percent(v.roof_fraction) : "-"});
     if (flops) row.push_back(timed ? flop_rate(r.work_of(v).flops / t.median) : "-");
-    row.push_back(v.speedup > 0 ? fmtx::ratio(v.speedup) : "-");
-    if (ref) row.push_back(timed ? fmtx::percent(ref->timing.median / t.median) : "-");
+    row.push_back(v.speedup > 0 ? units::ratio(v.speedup) : "-");
+    if (ref) row.push_back(timed ? units::percent(ref->timing.median / t.median) : "-");
     table.add_row(row);
   }
   std::string out = render_table(table, style);
@@ -267,7 +268,7 @@ std::string kernels_table(const Report& r, const Style& style) {
       const std::string name = shown(k.name, style);
       table.add_row({shown(v.name, style), n > 1 ? fmt::format("{} (x{})", name, n) : name,
                      k.function.empty() ? "-" : shown(shown_function(k.function), style),
-                     shaped ? fmtx::count(static_cast<double>(a.grid_blocks)) : "-",
+                     shaped ? units::count(static_cast<double>(a.grid_blocks)) : "-",
                      shaped ? std::to_string(a.block_threads) : "-",
                      a.registers_per_thread > 0 ? std::to_string(a.registers_per_thread) : "-"});
       i += n;
@@ -351,7 +352,7 @@ std::string counters_table(const Report& r, const Style& style) {
           : fmt::format(
                 "counters: {} set, {} replay pass{} per kernel, collected in {} ({} replay; {})\n",
                 shown(c.metric_set, style), c.passes, c.passes == 1 ? "" : "es",
-                fmtx::seconds(c.collection_seconds), shown(c.replay, style),
+                units::seconds(c.collection_seconds), shown(c.replay, style),
                 shown(c.cache_control, style));
   return out + render_table(table, style);
 }

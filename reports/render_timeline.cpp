@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "reports/escape.hpp"
-#include "reports/format.hpp"
 #include "reports/table.hpp"
+#include "reports/units.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -35,23 +35,23 @@ struct Row {
 };
 
 std::string fraction_or_dash(double value, bool meaningful) {
-  return meaningful ? fmtx::percent(value) : "-";
+  return meaningful ? units::percent(value) : "-";
 }
 
 const Row kRows[] = {
     {"span (one launch, traced)",
-     [](const Timeline& t) { return fmtx::seconds(t.summary.span_seconds); }},
+     [](const Timeline& t) { return units::seconds(t.summary.span_seconds); }},
     {"kernels",
      [](const Timeline& t) {
-       return fmt::format("{} · {}", t.summary.kernels, fmtx::seconds(t.summary.kernel_seconds));
+       return fmt::format("{} · {}", t.summary.kernels, units::seconds(t.summary.kernel_seconds));
      }},
     {"mean kernel",
      [](const Timeline& t) {
-       return t.summary.kernels ? fmtx::seconds(t.summary.mean_kernel_seconds) : std::string("-");
+       return t.summary.kernels ? units::seconds(t.summary.mean_kernel_seconds) : std::string("-");
      }},
     {"transfers (copies, prefetches)",
      [](const Timeline& t) {
-       return fmt::format("{} · {}", t.summary.copies, fmtx::seconds(t.summary.transfer_seconds));
+       return fmt::format("{} · {}", t.summary.copies, units::seconds(t.summary.transfer_seconds));
      }},
     {"overlap (kernels with transfers)",
      [](const Timeline& t) {
@@ -68,21 +68,21 @@ const Row kRows[] = {
     {"on-demand migration",
      [](const Timeline& t) {
        if (!t.unified_memory.available) return std::string("not measured");
-       return fmt::format("{} · {}", fmtx::bytes(static_cast<double>(t.summary.on_demand_bytes)),
-                          fmtx::percent(t.summary.on_demand_fraction));
+       return fmt::format("{} · {}", units::bytes(static_cast<double>(t.summary.on_demand_bytes)),
+                          units::percent(t.summary.on_demand_fraction));
      },
      true},
     {"migrated host→device",
      [](const Timeline& t) {
        return t.unified_memory.available
-                  ? fmtx::bytes(static_cast<double>(t.summary.migrated_htod_bytes))
+                  ? units::bytes(static_cast<double>(t.summary.migrated_htod_bytes))
                   : std::string("not measured");
      },
      true},
     {"migrated device→host",
      [](const Timeline& t) {
        return t.unified_memory.available
-                  ? fmtx::bytes(static_cast<double>(t.summary.migrated_dtoh_bytes))
+                  ? units::bytes(static_cast<double>(t.summary.migrated_dtoh_bytes))
                   : std::string("not measured");
      },
      true},
@@ -90,7 +90,7 @@ const Row kRows[] = {
      [](const Timeline& t) {
        if (!t.unified_memory.available) return std::string("not measured");
        return t.unified_memory.gpu_page_faults
-                  ? fmtx::count(static_cast<double>(*t.unified_memory.gpu_page_faults))
+                  ? units::count(static_cast<double>(*t.unified_memory.gpu_page_faults))
                   : std::string("not reported");
      },
      true},
@@ -135,9 +135,9 @@ std::string rates_table(const Report& r, const Style& style) {
     if (!v.timeline) continue;
     for (const auto& rate : v.timeline->summary.rates)
       table.add_row({shown(v.name, style), shown(rate.direction, style),
-                     shown(rate.host_memory, style), fmtx::bytes(static_cast<double>(rate.bytes)),
-                     fmtx::count(rate.count), fmtx::seconds(rate.busy_seconds),
-                     rate.bandwidth > 0 ? fmtx::bandwidth(rate.bandwidth) : "-"});
+                     shown(rate.host_memory, style), units::bytes(static_cast<double>(rate.bytes)),
+                     units::count(rate.count), units::seconds(rate.busy_seconds),
+                     rate.bandwidth > 0 ? units::bandwidth(rate.bandwidth) : "-"});
   }
   return table.empty() ? "" : render(table, style);
 }
@@ -214,7 +214,7 @@ std::string render_timelines(const Report& r, const Style& style) {
     out += fmt::format(
         "{} ({} from first to last activity; K kernel, > to device, < to host, "
         "m migration, = other, . idle)\n",
-        shown(v.name, style), fmtx::seconds(v.timeline->summary.span_seconds));
+        shown(v.name, style), units::seconds(v.timeline->summary.span_seconds));
     out += timeline_chart(*v.timeline, kChartWidth);
   }
   return out + notes(r, style);

@@ -5,6 +5,7 @@
 #include "reports/atomic_file.hpp"
 #include "reports/diagnosis_json.hpp"
 #include "reports/errors.hpp"
+#include "reports/input_file.hpp"
 #include "reports/json_reader.hpp"
 #include "reports/timeline_json.hpp"
 

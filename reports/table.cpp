@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gpulab {
+namespace gpulab::report {
 
 std::size_t display_width(const std::string& s) {
   std::size_t width = 0;
@@ -68,4 +68,4 @@ std::string TextTable::render_markdown() const {
   return out;
 }
 
-}  // namespace gpulab
+}  // namespace gpulab::report

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gpulab {
+namespace gpulab::report {
 
 class TextTable {
  public:
@@ -26,4 +26,4 @@ class TextTable {
 // color sequences.
 std::size_t display_width(const std::string& s);
 
-}  // namespace gpulab
+}  // namespace gpulab::report

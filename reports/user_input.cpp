@@ -1,5 +1,6 @@
 #include "reports/user_input.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -27,6 +28,9 @@ std::vector<std::string> split_list(const std::string& what, const std::string& 
     items.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
     if (items.back().empty())
       throw UsageError(fmt::format("{}'{}' has an empty name in the list", lead(what), text));
+    if (std::find(items.begin(), items.end() - 1, items.back()) != items.end() - 1)
+      throw UsageError(
+          fmt::format("{}'{}' names '{}' twice in the list", lead(what), text, items.back()));
     if (comma == std::string::npos) return items;
     start = comma + 1;
   }

@@ -11,8 +11,10 @@
 
 namespace gpulab {
 
-// "a,b,c" → {"a", "b", "c"}. An empty text, or an empty item ("a,,b", "a,"), is an error:
-// a list that names nothing selects nothing, and must not pass for "everything".
+// "a,b,c" → {"a", "b", "c"}, in the order given. An empty text, or an empty item ("a,,b",
+// "a,"), is an error: a list that names nothing selects nothing, and must not pass for
+// "everything". So is an item named twice ("a,b,a"), most likely a slip for another name. Items
+// are taken as typed: " b" (white space around a comma) is not "b".
 std::vector<std::string> split_list(const std::string& what, const std::string& text);
 
 struct Assignment {

@@ -14,7 +14,7 @@ using test::derived;
 using test::raw;
 
 namespace d = report::derived;
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 TEST(AosSoaGpu, AllVariantsCorrectAtSmallOddSizes) {
   GPULAB_REQUIRE_GPU();

@@ -16,7 +16,7 @@
 namespace gpulab {
 namespace {
 
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 const char* const kVariants[] = {"sync-tiles", "pipelined", "bulk-async"};
 

@@ -16,7 +16,7 @@
 namespace gpulab {
 namespace {
 
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 report::Report run_atomics(app::RunSettings settings) {
   return app::run_lab(test::gpu_session(), labs::lab_or_throw("atomics"), settings,

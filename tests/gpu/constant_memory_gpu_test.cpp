@@ -16,7 +16,7 @@
 namespace gpulab {
 namespace {
 
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 report::Report run_constant(app::RunSettings settings) {
   return app::run_lab(test::gpu_session(), labs::lab_or_throw("constant-memory"), settings,
@@ -135,8 +135,9 @@ TEST(ConstantMemoryGpu, StallCountersShowWhereDivergentWarpsWait) {
     const auto& k = v.kernels[0];
     std::string top;
     double top_value = -1;
-    for (const auto& traits : metrics::catalogue()) {
-      if (traits.group != metrics::Group::stalls || traits.name == std::string(m::warp_latency))
+    for (const auto& traits : report::metrics::catalogue()) {
+      if (traits.group != report::metrics::Group::stalls ||
+          traits.name == std::string(m::warp_latency))
         continue;
       auto it = k.metrics.find(traits.name);
       if (it == k.metrics.end()) continue;

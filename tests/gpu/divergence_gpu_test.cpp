@@ -13,7 +13,7 @@ namespace {
 
 using test::raw;
 
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 TEST(DivergenceGpu, AllVariantsCorrectAtSmallOddSizes) {
   GPULAB_REQUIRE_GPU();

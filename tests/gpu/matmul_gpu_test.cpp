@@ -17,7 +17,7 @@ namespace {
 using test::derived;
 using test::raw;
 
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 // Every element is checked up to 512; above, a sample of ~70 rows x ~70 columns.
 std::uint64_t expected_checked(std::int64_t size) {
@@ -156,7 +156,8 @@ TEST(MatmulGpu, L2BytesFallWithTiling) {
   GPULAB_REQUIRE_GPU();
   // The "full" set is not yet verified on the H200: skip, naming them, if CUPTI refuses any of
   // its metrics, rather than fail the run with a UsageError.
-  const auto unsupported = test::gpu_session().unsupported_metrics(metrics::metric_set("full"));
+  const auto unsupported =
+      test::gpu_session().unsupported_metrics(report::metrics::metric_set("full"));
   if (!unsupported) GTEST_SKIP() << "counters unavailable";
   if (!unsupported->empty()) {
     std::string names;

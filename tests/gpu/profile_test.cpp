@@ -17,7 +17,7 @@
 namespace gpulab {
 namespace {
 
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 struct Profiled {
   int code = -1;

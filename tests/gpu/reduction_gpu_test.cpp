@@ -17,7 +17,7 @@ namespace gpulab {
 namespace {
 
 namespace d = report::derived;
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 report::Report run_reduction(app::RunSettings settings) {
   return app::run_lab(test::gpu_session(), labs::lab_or_throw("reduction"), settings,

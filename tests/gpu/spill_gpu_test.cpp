@@ -15,7 +15,7 @@ using test::derived;
 using test::raw;
 
 namespace d = report::derived;
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 TEST(SpillGpu, AllVariantsCorrectAtSmallOddSizes) {
   GPULAB_REQUIRE_GPU();

@@ -16,7 +16,7 @@ using test::derived;
 using test::raw;
 
 namespace d = report::derived;
-namespace m = metrics::name;
+namespace m = report::metrics::name;
 
 // Sizes with every remainder mod 4 (the scalar tail), and buffers offset by 0-3 floats (1-3 send
 // the float4 kernels down their scalar fallback).

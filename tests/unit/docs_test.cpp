@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/atomic_file.hpp"
+#include "reports/input_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
@@ -136,7 +136,7 @@ TEST(Docs, DiagnosisPageCoversThresholdsAndFindings) {
 TEST(Docs, MetricsPageCoversTheCatalogue) {
   const std::string page = read_file(std::string(GPULAB_DOCS_DIR) + "/metrics.md");
   const std::string stall_prefix = "smsp__average_warps_issue_stalled_";
-  for (const auto& m : metrics::catalogue()) {
+  for (const auto& m : report::metrics::catalogue()) {
     EXPECT_NE(page.find(std::string("`") + m.short_name + "`"), std::string::npos) << m.short_name;
     // Stall reasons are documented by their reason; their full names follow one pattern.
     const std::string name = m.name;

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/atomic_file.hpp"
+#include "reports/input_file.hpp"
 
 namespace gpulab {
 namespace {
@@ -80,22 +80,109 @@ TEST(Layering, BackwardIncludesAreFound) {
   EXPECT_TRUE(foreign_headers("cupti", "#include <cupti_activity.h>").empty());
 }
 
+struct Source {
+  std::string folder;  // app, labs, cupti or reports
+  std::string file;    // relative to the source tree, e.g. reports/units.hpp
+  std::string text;
+};
+
+// Every C++ and CUDA source of the project folders.
+const std::vector<Source>& project_sources() {
+  static const std::vector<Source> all = [] {
+    const fs::path root = GPULAB_SOURCE_DIR;
+    const std::set<std::string> extensions = {".cpp", ".hpp", ".cu", ".cuh", ".in"};
+    std::vector<Source> out;
+    for (const auto& [folder, unused] : allowed())
+      for (const auto& entry : fs::recursive_directory_iterator(root / folder))
+        if (entry.is_regular_file() && extensions.count(entry.path().extension().string()))
+          out.push_back({folder, fs::relative(entry.path(), root).string(),
+                         read_file(entry.path().string())});
+    return out;
+  }();
+  return all;
+}
+
 TEST(Layering, EveryIncludePointsDownTheFolderOrder) {
-  const fs::path root = GPULAB_SOURCE_DIR;
-  const std::set<std::string> sources = {".cpp", ".hpp", ".cu", ".cuh", ".in"};
-  int files = 0;
-  for (const auto& [folder, unused] : allowed()) {
-    for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
-      if (!entry.is_regular_file() || !sources.count(entry.path().extension().string())) continue;
-      ++files;
-      const std::string text = read_file(entry.path().string());
-      for (const auto& bad : backward_includes(folder, text))
-        ADD_FAILURE() << fs::relative(entry.path(), root).string() << " " << bad;
-      for (const auto& bad : foreign_headers(folder, text))
-        ADD_FAILURE() << fs::relative(entry.path(), root).string() << " " << bad;
-    }
+  for (const auto& s : project_sources()) {
+    for (const auto& bad : backward_includes(s.folder, s.text))
+      ADD_FAILURE() << s.file << " " << bad;
+    for (const auto& bad : foreign_headers(s.folder, s.text)) ADD_FAILURE() << s.file << " " << bad;
   }
-  EXPECT_GT(files, 50) << "the scan found the sources";
+  EXPECT_GT(project_sources().size(), 50u) << "the scan found the sources";
+}
+
+// The namespace a file of `folder` declares its names in: the folder's own under gpulab
+// (gpulab::app, gpulab::labs, gpulab::cupti, gpulab::inject, gpulab::report for reports/, each with nested
+// namespaces as needed), save the basics every folder uses, which live in reports/ only because
+// it is the bottom of the order and stay in gpulab itself.
+bool namespace_fits(const std::string& folder, const std::string& file, const std::string& ns) {
+  static const std::map<std::string, std::string> own = {{"app", "gpulab::app"},
+                                                         {"labs", "gpulab::labs"},
+                                                         {"cupti", "gpulab::cupti"},
+                                                         {"reports", "gpulab::report"},
+                                                         {"inject", "gpulab::inject"}};
+  static const std::set<std::string> basics = {"errors", "user_input", "atomic_file", "input_file"};
+  if (folder == "reports" && basics.count(fs::path(file).stem().string())) return ns == "gpulab";
+  const std::string& want = own.at(folder);
+  return ns == want || ns.rfind(want + "::", 0) == 0;
+}
+
+// The top-level `namespace gpulab...` declarations of `text` that do not fit, as "line N: ...".
+// A block of forward declarations only (`class RangeProfiler;`) names another folder's classes
+// and declares nothing of its own.
+std::vector<std::string> misplaced_namespaces(const std::string& folder, const std::string& file,
+                                              const std::string& text) {
+  static const std::regex declaration(R"(^namespace (gpulab[A-Za-z_:]*) \{)");
+  static const std::regex forward(R"(\s*((class|struct) \w+;\s*)*)");
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::vector<std::string> out;
+  for (std::size_t n = 0; n < lines.size(); ++n) {
+    std::smatch m;
+    if (!std::regex_search(lines[n], m, declaration) || namespace_fits(folder, file, m[1]))
+      continue;
+    std::size_t end = n + 1;  // the block's closing brace
+    while (end < lines.size() && lines[end].rfind('}', 0) != 0) ++end;
+    bool forward_only = end < lines.size();
+    for (std::size_t i = n + 1; i < end && forward_only; ++i)
+      forward_only = std::regex_match(lines[i], forward);
+    if (!forward_only) out.push_back("line " + std::to_string(n + 1) + ": " + lines[n]);
+  }
+  return out;
+}
+
+TEST(Layering, NamespacesAreFound) {
+  EXPECT_TRUE(
+      misplaced_namespaces("reports", "reports/units.hpp", "namespace gpulab::report::units {\n")
+          .empty());
+  EXPECT_TRUE(
+      misplaced_namespaces("reports", "reports/errors.hpp", "namespace gpulab {\n").empty());
+  EXPECT_TRUE(misplaced_namespaces("app", "app/cli.cpp", "namespace gpulab::app {\n").empty());
+  EXPECT_EQ(
+      misplaced_namespaces("reports", "reports/x.hpp", "#pragma once\nnamespace gpulab::render {"),
+      std::vector<std::string>{"line 2: namespace gpulab::render {"});
+  EXPECT_EQ(misplaced_namespaces("reports", "reports/x.cpp", "namespace gpulab {").size(), 1u);
+  EXPECT_EQ(
+      misplaced_namespaces("reports", "reports/errors.hpp", "namespace gpulab::report {").size(),
+      1u);
+  EXPECT_EQ(misplaced_namespaces("labs", "labs/x.cu", "namespace gpulab::labsx {").size(), 1u);
+  EXPECT_EQ(misplaced_namespaces("cupti", "cupti/x.cpp", "namespace gpulab::report {").size(), 1u);
+  // Forward declarations of another folder's classes are no declarations of its own.
+  EXPECT_TRUE(misplaced_namespaces("app", "app/x.hpp",
+                                   "namespace gpulab::cupti {\nclass RangeProfiler;\n}\n")
+                  .empty());
+  EXPECT_EQ(misplaced_namespaces("app", "app/x.hpp",
+                                 "namespace gpulab::cupti {\nclass RangeProfiler;\nint x;\n}\n")
+                .size(),
+            1u);
+}
+
+TEST(Layering, EachFolderDeclaresItsOwnNamespace) {
+  for (const auto& s : project_sources())
+    for (const auto& bad : misplaced_namespaces(s.folder, s.file, s.text))
+      ADD_FAILURE() << s.file << " " << bad;
+  EXPECT_GT(project_sources().size(), 50u) << "the scan found the sources";
 }
 
 }  // namespace

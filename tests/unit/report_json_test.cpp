@@ -9,6 +9,7 @@
 
 #include "reports/atomic_file.hpp"
 #include "reports/errors.hpp"
+#include "reports/input_file.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::report {

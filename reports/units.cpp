@@ -1,10 +1,10 @@
-#include "reports/format.hpp"
+#include "reports/units.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace gpulab::fmtx {
+namespace gpulab::report::units {
 namespace {
 
 std::string with_commas(long long v) {
@@ -30,14 +30,14 @@ std::string sig3(double v) {
 }
 
 // Picks the largest prefix that keeps the mantissa >= 1.
-std::string scaled(double v, const char* const* units, int n, double step) {
+std::string scaled(double v, const char* const* symbols, int n, double step) {
   int i = 0;
   double x = v;
   while (i + 1 < n && std::fabs(x) >= step) {
     x /= step;
     ++i;
   }
-  return sig3(x) + " " + units[i];
+  return sig3(x) + " " + symbols[i];
 }
 
 }  // namespace
@@ -52,8 +52,8 @@ std::string seconds(double s) {
 }
 
 std::string bytes(double b) {
-  static const char* const units[] = {"B", "kB", "MB", "GB", "TB"};
-  return scaled(b, units, 5, 1000.0);
+  static const char* const symbols[] = {"B", "kB", "MB", "GB", "TB"};
+  return scaled(b, symbols, 5, 1000.0);
 }
 
 std::string bandwidth(double bytes_per_s) {
@@ -73,22 +73,30 @@ std::string count(double c) {
 std::string number(double v) { return sig3(v); }
 
 std::string hertz(double hz) {
-  static const char* const units[] = {"Hz", "kHz", "MHz", "GHz"};
-  return scaled(hz, units, 4, 1000.0);
+  static const char* const symbols[] = {"Hz", "kHz", "MHz", "GHz"};
+  return scaled(hz, symbols, 4, 1000.0);
 }
 
 std::string metric(double value, metrics::Unit unit) {
   switch (unit) {
-    case metrics::Unit::nanoseconds: return seconds(value * 1e-9);
-    case metrics::Unit::seconds: return seconds(value);
-    case metrics::Unit::bytes: return bytes(value);
-    case metrics::Unit::percent: return fmt::format("{:.1f}%", value);
-    case metrics::Unit::count: return count(value);
-    case metrics::Unit::ratio: return number(value);
-    case metrics::Unit::fraction: return percent(value);
-    case metrics::Unit::bytes_per_second: return bandwidth(value);
+    case metrics::Unit::nanoseconds:
+      return seconds(value * 1e-9);
+    case metrics::Unit::seconds:
+      return seconds(value);
+    case metrics::Unit::bytes:
+      return bytes(value);
+    case metrics::Unit::percent:
+      return fmt::format("{:.1f}%", value);
+    case metrics::Unit::count:
+      return count(value);
+    case metrics::Unit::ratio:
+      return number(value);
+    case metrics::Unit::fraction:
+      return percent(value);
+    case metrics::Unit::bytes_per_second:
+      return bandwidth(value);
   }
   return number(value);
 }
 
-}  // namespace gpulab::fmtx
+}  // namespace gpulab::report::units

@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include "reports/table.hpp"
+#include "reports/units.hpp"
+
+namespace gpulab::report {
+namespace {
+
+TEST(Units, Seconds) {
+  EXPECT_EQ(units::seconds(1.052e-3), "1.05 ms");
+  EXPECT_EQ(units::seconds(148.2e-6), "148 µs");
+  EXPECT_EQ(units::seconds(12e-9), "12.0 ns");
+  EXPECT_EQ(units::seconds(2.5), "2.50 s");
+}
+
+TEST(Units, BytesAreSi) {
+  EXPECT_EQ(units::bytes(268435456), "268 MB");
+  EXPECT_EQ(units::bytes(512), "512 B");
+  EXPECT_EQ(units::bytes(60e6), "60.0 MB");
+  EXPECT_EQ(units::bytes(1.5e12), "1.50 TB");
+}
+
+TEST(Units, BandwidthPercentRatioCount) {
+  EXPECT_EQ(units::bandwidth(4229e9), "4,229 GB/s");
+  EXPECT_EQ(units::percent(0.8612), "86.1%");
+  EXPECT_EQ(units::ratio(32.5), "32.5x");
+  EXPECT_EQ(units::count(1048576), "1,048,576");
+  EXPECT_EQ(units::count(2.5), "2.50");
+}
+
+TEST(Units, MetricUsesUnit) {
+  EXPECT_EQ(units::metric(1.5e6, metrics::Unit::nanoseconds), "1.50 ms");
+  EXPECT_EQ(units::metric(87.26, metrics::Unit::percent), "87.3%");
+  EXPECT_EQ(units::metric(0.5, metrics::Unit::fraction), "50.0%");
+}
+
+TEST(TextTable, AlignsColumnsAndCountsUtf8AsOneColumn) {
+  TextTable t({"name", "time"});
+  t.add_row({"a", "1 µs"});
+  t.add_row({"longer", "10 ms"});
+  EXPECT_EQ(t.render(),
+            "name     time\n"
+            "a        1 µs\n"
+            "longer  10 ms\n");
+}
+
+}  // namespace
+}  // namespace gpulab::report

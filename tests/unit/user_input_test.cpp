@@ -1,0 +1,103 @@
+// The values users type, read one way everywhere: the list splitter, NAME=VALUE, numbers, and the
+// metrics options that read their lists with the same splitter.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "reports/errors.hpp"
+#include "reports/metric_catalogue.hpp"
+#include "reports/user_input.hpp"
+
+namespace gpulab {
+namespace {
+
+using Names = std::vector<std::string>;
+
+// The message of the UsageError `f` throws, or "" when it throws none.
+template <typename F>
+std::string usage_error(F f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(UserInput, SplitListKeepsTheOrderGiven) {
+  EXPECT_EQ(split_list("--variant", "tiled,naive,padded"), (Names{"tiled", "naive", "padded"}));
+  EXPECT_EQ(split_list("--variant", "tiled"), Names{"tiled"});
+}
+
+TEST(UserInput, SplitListRefusesEmptyAndRepeatedItems) {
+  EXPECT_EQ(usage_error([] { split_list("--variant", ""); }), "--variant: the list is empty");
+  EXPECT_EQ(usage_error([] { split_list("--variant", "a,,b"); }),
+            "--variant: 'a,,b' has an empty name in the list");
+  EXPECT_NE(usage_error([] { split_list("--variant", ",a"); }), "");
+  EXPECT_NE(usage_error([] { split_list("--variant", "a,"); }), "");
+  EXPECT_EQ(usage_error([] { split_list("--labs", "a,b,a"); }),
+            "--labs: 'a,b,a' names 'a' twice in the list");
+  EXPECT_EQ(usage_error([] { split_list("", "a,a"); }), "'a,a' names 'a' twice in the list");
+}
+
+TEST(UserInput, SplitListTakesItemsAsTyped) {
+  EXPECT_EQ(split_list("--variant", "a, b"), (Names{"a", " b"}));
+  EXPECT_EQ(split_list("--variant", "a,A"), (Names{"a", "A"}));
+}
+
+TEST(UserInput, SplitAssignmentNeedsBothSides) {
+  const auto a = split_assignment("--param", "cols=8=9");
+  EXPECT_EQ(a.name, "cols");
+  EXPECT_EQ(a.value, "8=9");
+  for (const char* bad : {"cols", "=8", "cols=", "", "="})
+    EXPECT_EQ(usage_error([&] { split_assignment("--param", bad); }),
+              std::string("--param: '") + bad + "' is not NAME=VALUE");
+}
+
+TEST(UserInput, NumbersAreWholeAndFinite) {
+  EXPECT_EQ(parse_integer("--size", "-42"), -42);
+  EXPECT_EQ(parse_number("--threshold", "0.25"), 0.25);
+  for (const char* bad : {"", " 1", "1 ", "1e3", "0x10", "12abc"})
+    EXPECT_NE(usage_error([&] { parse_integer("--size", bad); }), "") << "'" << bad << "'";
+  EXPECT_NE(usage_error([] { parse_integer("--size", "99999999999999999999"); }).find("64-bit"),
+            std::string::npos);
+  for (const char* bad : {"", " 1", "nan", "inf", "-inf", "1x", "1e999"})
+    EXPECT_NE(usage_error([&] { parse_number("--threshold", bad); }), "") << "'" << bad << "'";
+}
+
+TEST(MetricsOption, SetNamesAndListsResolveToCuptiNames) {
+  namespace metrics = report::metrics;
+  EXPECT_EQ(metrics::resolve("--metrics", "basic"), metrics::metric_set("basic"));
+  EXPECT_TRUE(metrics::resolve("--metrics", "none").empty());
+  // Short and CUPTI names, sorted, each once however it was named.
+  EXPECT_EQ(metrics::resolve("--metrics", "dram_write,dram_read,dram__bytes_read.sum"),
+            (Names{metrics::name::dram_read, metrics::name::dram_write}));
+  // A Perfworks name outside the catalogue passes, for CUPTI to judge.
+  EXPECT_EQ(metrics::resolve("--metrics", "lts__t_sectors_srcunit_tex.sum"),
+            Names{"lts__t_sectors_srcunit_tex.sum"});
+}
+
+TEST(MetricsOption, ListsFollowTheListRules) {
+  namespace metrics = report::metrics;
+  const auto error = [](const std::string& spec) {
+    return usage_error([&] { metrics::resolve("--metrics", spec); });
+  };
+  EXPECT_EQ(error("dram_read,,dram_write"),
+            "--metrics: 'dram_read,,dram_write' has an empty name in the list");
+  EXPECT_EQ(error("dram_read,"), "--metrics: 'dram_read,' has an empty name in the list");
+  EXPECT_EQ(error("dram_read,dram_read"),
+            "--metrics: 'dram_read,dram_read' names 'dram_read' twice in the list");
+  EXPECT_NE(error("dram_read, dram_write").find("unknown metric ' dram_write'"), std::string::npos);
+  EXPECT_NE(error(" basic").find("unknown metric ' basic'"), std::string::npos);
+  EXPECT_NE(error("dram__bytes read").find("unknown metric 'dram__bytes read'"), std::string::npos);
+  EXPECT_NE(error("basic,full").find("unknown metric 'basic'"), std::string::npos)
+      << "a set is the whole value, not a list item";
+  EXPECT_EQ(usage_error([] {
+              metrics::resolve("--check-metrics", "nosuch");
+            }).rfind("--check-metrics: unknown metric 'nosuch'", 0),
+            0u);
+}
+
+}  // namespace
+}  // namespace gpulab
