@@ -124,7 +124,8 @@ report::InjectionConfig injection_config(const ProfileOptions& o, const std::str
   c.launch_count = parse_launch_count(o.launch_count);
   c.replay = o.replay;
   if (!o.trace && o.replay == "kernel") {
-    c.metrics = report::metrics::resolve(o.metrics.empty() ? (o.diagnose ? "full" : "basic") : o.metrics);
+    c.metrics = report::metrics::resolve(
+        "--metrics", o.metrics.empty() ? (o.diagnose ? "full" : "basic") : o.metrics);
   }
   c.watchdog_seconds = o.kernel_timeout;
   c.output_dir = dir;

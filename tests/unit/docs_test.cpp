@@ -98,7 +98,7 @@ TEST(Docs, ReportSchemaListsEveryMetricSet) {
   const auto at = page.find("`metric_set` (");
   ASSERT_NE(at, std::string::npos);
   const std::string values = page.substr(at, page.find("), `passes`", at) - at);
-  auto names = metrics::set_names();
+  auto names = report::metrics::set_names();
   names.push_back("custom");
   for (const auto& name : names) {
     if (name == "none") continue;

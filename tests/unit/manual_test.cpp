@@ -11,7 +11,7 @@
 
 #include "app/command_line.hpp"
 #include "app/manual.hpp"
-#include "reports/atomic_file.hpp"
+#include "reports/input_file.hpp"
 #include "reports/errors.hpp"
 #include "run_cli.hpp"
 
