@@ -1,16 +1,38 @@
-// The loader of libraries needed by some commands only (reports/lazy_library.hpp): what it finds,
-// where it looks, and its messages and exit code when a library is missing.
+// CUPTI and cuBLAS are loaded at first use (reports/lazy_library.hpp), not linked: gpulab starts,
+// and its offline commands run, where the CUDA toolkit is not installed. These tests keep it so
+// (nobody links the libraries again), check the loader's messages and exit code when a library
+// is missing, and that every function of the trampoline lists is in the toolkit's libraries.
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "cupti/cupti_library.hpp"
+#include "cupti/range_profiler.hpp"
+#include "labs/cublas_library.hpp"
 #include "reports/errors.hpp"
 #include "reports/lazy_library.hpp"
 
 namespace gpulab {
 namespace {
+
+// stdout and stderr of a shell command, and its exit status.
+int shell(const std::string& command, std::string& output) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return -1;
+  std::array<char, 4096> buf{};
+  output.clear();
+  while (std::fgets(buf.data(), buf.size(), pipe)) output += buf.data();
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 LazyLibrarySpec spec(const char* soname, const char* dirs, const char* env = "") {
   return {"Testlib", soname, dirs, env, "for this test", "install the test library"};
@@ -102,6 +124,72 @@ TEST(LazyLibrary, TheEnvironmentVariableNamesTheOnlyFileTried) {
             std::string::npos)
       << message;
   ::unsetenv("GPULAB_TEST_LIBRARY");
+}
+
+// The real trampoline lists against the toolkit gpulab was built with (its libraries load
+// without a GPU or driver): every function is there, and CUPTI answers.
+TEST(LazyLibrary, CuptiResolvesEveryFunctionOfItsList) {
+  EXPECT_NO_THROW(cupti::require_library());
+  EXPECT_NE(cupti::library_path().find("libcupti.so"), std::string::npos);
+  EXPECT_GE(cupti::api_version(), 130000);
+}
+
+TEST(LazyLibrary, CublasResolvesEveryFunctionOfItsList) { EXPECT_NO_THROW(labs::require_cublas()); }
+
+// With CUPTI made unfindable, what a command that needs it gets: the one-line error and exit 7.
+// In a child process, which has not loaded CUPTI yet.
+TEST(LazyLibraryDeathTest, MissingCuptiIsExitCode7WithTheRemedy) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  const auto needs_cupti = [] {
+    ::setenv("GPULAB_CUPTI_LIBRARY", "/nonexistent/libcupti.so.13", 1);
+    if (cupti::api_version() != 0) std::_Exit(1);  // `info` reports it, without failing
+    try {
+      cupti::require_library();
+    } catch (const Error& e) {
+      std::fprintf(stderr, "gpulab: error: %s\n", e.what());
+      std::_Exit(static_cast<int>(e.code()));
+    }
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(needs_cupti(), ::testing::ExitedWithCode(7),
+              "gpulab: error: CUPTI is needed to read counters and trace kernels \\(run, "
+              "diagnose, selftest\\), but GPULAB_CUPTI_LIBRARY=/nonexistent/libcupti.so.13 "
+              "cannot be loaded");
+}
+
+// The executable does not link CUPTI or cuBLAS (a static cudart, no libcuda either), and does
+// not export the trampolines, so the libraries' calls to their own functions never reach them.
+TEST(LazyLibrary, TheBinaryNeedsNeitherCuptiNorCublas) {
+  std::string out;
+  ASSERT_EQ(shell(std::string("readelf -dW ") + GPULAB_BINARY, out), 0) << out;
+  EXPECT_NE(out.find("(NEEDED)"), std::string::npos) << out;
+  for (const char* lib : {"libcupti", "libcublas", "libnvperf", "libcuda.", "libcudart"})
+    EXPECT_EQ(out.find(lib), std::string::npos) << lib << " is linked again:\n" << out;
+  ASSERT_EQ(shell(std::string("readelf --dyn-syms -W ") + GPULAB_BINARY, out), 0) << out;
+  for (const char* prefix : {" cupti", " cublas"})
+    EXPECT_EQ(out.find(prefix), std::string::npos) << prefix << "* in the dynamic symbols:\n"
+                                                   << out;
+}
+
+// The commands that need no GPU never load the libraries (LD_DEBUG lists every file the loader
+// opens, dlopen's included), and run with them made unfindable.
+TEST(LazyLibrary, OfflineCommandsLoadNeitherLibrary) {
+  const std::string fixture = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
+  const std::string html = ::testing::TempDir() + "lazy_library_report.html";
+  const std::string env =
+      "LD_DEBUG=files GPULAB_CUPTI_LIBRARY=/nonexistent/libcupti.so.13 "
+      "GPULAB_CUBLAS_LIBRARY=/nonexistent/libcublas.so.13 ";
+  for (const std::string& args : std::vector<std::string>{
+           "list", "--help", "diagnose --report " + fixture, "compare " + fixture + " " + fixture,
+           "report " + fixture + " -o " + html, "complete run tr", "man"}) {
+    std::string out;
+    EXPECT_EQ(shell(env + GPULAB_BINARY + " " + args, out), 0) << args << "\n" << out;
+    std::istringstream lines(out);  // the loader's lines name the files: "file=libcupti.so.13"
+    for (std::string line; std::getline(lines, line);)
+      for (const char* lib : {"libcupti", "libcublas", "nonexistent"})
+        EXPECT_FALSE(line.find("file=") != std::string::npos && line.find(lib) != std::string::npos)
+            << "`gpulab " << args << "` loads " << lib << ": " << line;
+  }
 }
 
 }  // namespace
