@@ -64,6 +64,7 @@ constexpr gpulab::LazyLibrarySpec kCupti{
     GPULAB_CUPTI_SONAME,
     GPULAB_CUPTI_DIRS,
     "GPULAB_CUPTI_LIBRARY",
+    "libnvperf_host.so",
     "to read counters and trace kernels (run, diagnose, selftest)",
     "install the CUDA toolkit's CUPTI (package " GPULAB_CUPTI_PACKAGE ")"};
 

@@ -29,6 +29,7 @@ constexpr gpulab::LazyLibrarySpec kCublas{
     GPULAB_CUBLAS_SONAME,
     GPULAB_CUBLAS_DIRS,
     "GPULAB_CUBLAS_LIBRARY",
+    "",
     "by the matmul lab (its cublas reference variant)",
     "install the CUDA toolkit's cuBLAS (package " GPULAB_CUBLAS_PACKAGE ")"};
 

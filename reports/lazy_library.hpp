@@ -29,6 +29,9 @@
 //   2. its soname through the loader's search path (LD_LIBRARY_PATH, ld.so.cache, /usr/lib...);
 //   3. the folders of the spec, in turn: the build's gives the one the toolkit had it in where
 //      gpulab was built, and /usr/local/cuda/lib64, the toolkit's usual home.
+// Found in a folder of its own (1 with a path, or 3), the libraries it opens itself by name
+// (its companions: CUPTI's libnvperf_host.so) are loaded from that folder first: they would not
+// be found there by name, and CUPTI's host API fails (CUPTI_ERROR_NOT_INITIALIZED) without.
 // The library is opened RTLD_NOW | RTLD_LOCAL and never closed: its own threads (CUPTI's) may
 // still run at exit. The trampolines are not exported by gpulab (an executable exports nothing
 // unless asked to), so the library's calls to its own functions never land in them.
@@ -51,6 +54,8 @@ struct LazyLibrarySpec {
   const char* soname;        // "libcupti.so.13"
   const char* dirs;          // folders to try after the loader's path, ':'-separated; "" none
   const char* override_env;  // the environment variable naming a file to load instead
+  const char* companions;    // ':'-separated libraries it opens by name, loaded from its folder
+                             // first where it is found in a folder of its own (not by the loader)
   const char* needed_for;    // "to read counters and trace kernels (run, diagnose, selftest)"
   const char* remedy;        // "install the CUDA toolkit's CUPTI (package cuda-cupti-13-0)"
 };

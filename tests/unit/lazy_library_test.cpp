@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,8 +35,9 @@ int shell(const std::string& command, std::string& output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-LazyLibrarySpec spec(const char* soname, const char* dirs, const char* env = "") {
-  return {"Testlib", soname, dirs, env, "for this test", "install the test library"};
+LazyLibrarySpec spec(const char* soname, const char* dirs, const char* env = "",
+                     const char* companions = "") {
+  return {"Testlib", soname, dirs, env, companions, "for this test", "install the test library"};
 }
 
 // The message a LibraryMissing carries, or "" when `f` throws none.
@@ -75,6 +77,25 @@ TEST(LazyLibrary, TriesItsFoldersAfterTheLoadersPath) {
   EXPECT_TRUE(moved.available()) << "found as " << file;  // (the libm already loaded, by inode)
   LazyLibrary elsewhere(spec("libgpulab_in_folder.so.6", "/nonexistent"), names, 1);
   EXPECT_FALSE(elsewhere.available());
+}
+
+// Found in a folder of its own, the libraries it opens by name (CUPTI's libnvperf_host.so) are
+// loaded from beside it, so that its own dlopen of the name finds them (by their soname).
+TEST(LazyLibrary, LoadsItsCompanionsFromItsFolder) {
+  if (dlopen("libz.so.1", RTLD_NOW | RTLD_NOLOAD)) GTEST_SKIP() << "libz is loaded already";
+  const char* names[] = {"cos"};
+  LazyLibrary libm(spec("libm.so.6", ""), names, 1);
+  ASSERT_TRUE(libm.available());
+  const std::string dir = ::testing::TempDir() + "lazy_library_companions";
+  const std::string libz = "/lib/x86_64-linux-gnu/libz.so.1";
+  if (::access(libz.c_str(), R_OK) != 0) GTEST_SKIP() << "no " << libz;
+  ASSERT_EQ(std::system(("mkdir -p " + dir + " && ln -sf " + libm.path() + " " + dir +
+                         "/libgpulab_with_companion.so.6 && ln -sf " + libz + " " + dir + "/")
+                            .c_str()),
+            0);
+  LazyLibrary found(spec("libgpulab_with_companion.so.6", dir.c_str(), "", "libz.so.1"), names, 1);
+  ASSERT_TRUE(found.available());
+  EXPECT_NE(dlopen("libz.so.1", RTLD_NOW | RTLD_NOLOAD), nullptr) << "the companion is loaded";
 }
 
 TEST(LazyLibrary, AMissingLibraryIsOneLineWithWhereAndWhatToDo) {
