@@ -34,7 +34,8 @@ std::string info_text(const report::DeviceInfo& d) {
                          report::units::bytes(static_cast<double>(d.roofs.copy_bytes)))});
   t.add_row({"driver / runtime", fmt::format("CUDA {} / CUDA {}", version_text(d.driver_version),
                                              version_text(d.runtime_version))});
-  t.add_row({"CUPTI API", std::to_string(d.cupti_version)});
+  t.add_row({"CUPTI API", d.cupti_version ? std::to_string(d.cupti_version)
+                                          : std::string("none: libcupti is not loaded")});
   t.add_row({"counters", d.counters_available ? "available (range profiler)"
                                               : "unavailable: " + d.counters_unavailable_reason});
   return t.render();

@@ -11,6 +11,7 @@
 #include "app/utc_time.hpp"
 #include "app/version.hpp"
 #include "cupti/activity_tracer.hpp"
+#include "cupti/cupti_library.hpp"
 #include "cupti/launch_recorder.hpp"
 #include "cupti/range_profiler.hpp"
 #include "labs/device_buffer.hpp"
@@ -318,6 +319,9 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   r.argv = argv;
   r.created_utc = utc_now();
   r.device = session.device();
+  // Counters and timelines need CUPTI: without it the run stops here, before the lab's setup and
+  // timing, with what to install (exit code 7). `--metrics none` on an untraced lab needs none.
+  if (!metric_names.empty() || spec.traced) cupti::require_library();
   r.lab = {spec.name, spec.topic, spec.summary};
   r.params = params;
 

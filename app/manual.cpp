@@ -264,6 +264,12 @@ std::string man_page(const CLI::App& app) {
   out += text(
       "The shell keeps its history in $XDG_STATE_HOME/gpulab/history (default "
       "~/.local/state/gpulab/history).");
+  out += ".TP\n.B GPULAB_CUPTI_LIBRARY, GPULAB_CUBLAS_LIBRARY\n";
+  out += text(
+      "A file to load CUPTI (libcupti.so.13) or cuBLAS (libcublas.so.13) from, a path or a name "
+      "for the loader to find, instead of looking on the library path (LD_LIBRARY_PATH) and then "
+      "in the CUDA toolkit's folder. gpulab loads them only for the commands that need them: "
+      "run, diagnose LAB and selftest (README.md, \"What gpulab needs at run time\").");
 
   out += ".SH SEE ALSO\n";
   out += text(

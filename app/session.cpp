@@ -83,7 +83,13 @@ void Session::note_error(const Error& error) {
 void Session::probe_counters() {
   std::string why_not;
   if (profiler_) return;
-  profiler({report::metrics::name::duration}, why_not);
+  try {
+    profiler({report::metrics::name::duration}, why_not);
+  } catch (const LibraryMissing& e) {
+    // `info` says so rather than failing; a command that needs counters fails on its own.
+    device_->counters_available = false;
+    device_->counters_unavailable_reason = e.what();
+  }
 }
 
 std::optional<std::vector<std::string>> Session::unsupported_metrics(

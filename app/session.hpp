@@ -43,10 +43,12 @@ class Session {
   cupti::ActivityTracer* tracer(std::string& why_not);
 
   // The launch recorder (CUPTI callbacks), set up on first request and kept; nullptr when
-  // another CUPTI client holds the callbacks (under ncu, nsys, compute-sanitizer).
+  // another CUPTI client holds the callbacks (under ncu, nsys, compute-sanitizer), or when
+  // libcupti cannot be loaded (a run without counters or timeline, which does not need it).
   cupti::LaunchRecorder* launch_recorder();
 
-  // Probes whether counters can be read at all (for `info`).
+  // Probes whether counters can be read at all (for `info`): a libcupti that cannot be loaded
+  // is one more reason they cannot, recorded in the device info, not an error.
   void probe_counters();
 
   // The metrics of `names` the device's CUPTI does not support; nullopt when counters are

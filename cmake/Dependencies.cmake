@@ -11,8 +11,14 @@ macro(gpulab_require name debian_package)
 endmacro()
 
 find_package(CUDAToolkit 13.0 REQUIRED)
+# Their headers are needed to build, and where the libraries are is recorded for run time; they
+# are not linked (CMakeLists.txt, gpulab_lazy_library).
 if(NOT TARGET CUDA::cupti)
   message(FATAL_ERROR "gpulab needs CUPTI (libcupti) from the CUDA toolkit; it was not found "
+                      "under ${CUDAToolkit_LIBRARY_ROOT}.")
+endif()
+if(NOT TARGET CUDA::cublas)
+  message(FATAL_ERROR "gpulab needs cuBLAS (libcublas) from the CUDA toolkit; it was not found "
                       "under ${CUDAToolkit_LIBRARY_ROOT}.")
 endif()
 

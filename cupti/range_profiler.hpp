@@ -47,7 +47,8 @@ struct RangeValues {
   std::map<std::string, double> values;  // metric name -> value; NaN values are left out
 };
 
-// CUPTI's API version (e.g. 130001); needs no GPU.
+// CUPTI's API version (e.g. 130001); needs no GPU. 0 when libcupti cannot be loaded (this
+// loads it: see cupti/cupti_library.hpp).
 int api_version();
 
 class RangeProfiler {

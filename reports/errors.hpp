@@ -30,6 +30,9 @@ namespace gpulab {
     "compare --fail-on-regression found a variant slower by more than PCT percent, outside "    \
     "noise")                                                                                    \
   X(selftest_failed, 6, "selftest found a principal finding other than the expected one")       \
+  X(missing_library, 7,                                                                         \
+    "a library the command needs cannot be loaded: CUPTI (libcupti) for counters and "          \
+    "timelines, cuBLAS (libcublas) for the matmul lab; the message says what to install")       \
   X(interrupted, 130,                                                                           \
     "interrupted by Ctrl-C: the status shells give a process SIGINT stopped (128 + 2); in the " \
     "interactive shell, the status of the command Ctrl-C stopped")
@@ -78,6 +81,13 @@ class Interrupted : public Error {
 class NoGpuError : public Error {
  public:
   explicit NoGpuError(const std::string& message) : Error(ExitCode::no_gpu, message) {}
+};
+
+// A shared library the command needs (CUPTI, cuBLAS) is not installed, not on the loader's
+// path, or too old; the message names it and says how to make it found (reports/lazy_library.hpp).
+class LibraryMissing : public Error {
+ public:
+  explicit LibraryMissing(const std::string& message) : Error(ExitCode::missing_library, message) {}
 };
 
 // A CUDA runtime/driver or CUPTI call returned an error.
