@@ -182,7 +182,8 @@ std::string all_labs_summary(const std::vector<report::Report>& reports, const r
       if (!best || v.timing.median < best->timing.median) best = &v;
     }
     table.add_row({r.subject(), base ? base->name : "-",
-                   base ? report::units::seconds(base->timing.median) : "-", best ? best->name : "-",
+                   base ? report::units::seconds(base->timing.median) : "-",
+                   best ? best->name : "-",
                    best ? report::units::seconds(best->timing.median) : "-",
                    best && best->speedup > 0 ? report::units::ratio(best->speedup) : "-",
                    report::paint(fmt::format("{}/{}", passed, total),

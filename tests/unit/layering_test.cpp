@@ -112,9 +112,9 @@ TEST(Layering, EveryIncludePointsDownTheFolderOrder) {
 }
 
 // The namespace a file of `folder` declares its names in: the folder's own under gpulab
-// (gpulab::app, gpulab::labs, gpulab::cupti, gpulab::inject, gpulab::report for reports/, each with nested
-// namespaces as needed), save the basics every folder uses, which live in reports/ only because
-// it is the bottom of the order and stay in gpulab itself.
+// (gpulab::app, gpulab::labs, gpulab::cupti, gpulab::inject, gpulab::report for reports/, each with
+// nested namespaces as needed), save the basics every folder uses, which live in reports/ only
+// because it is the bottom of the order and stay in gpulab itself.
 bool namespace_fits(const std::string& folder, const std::string& file, const std::string& ns) {
   static const std::map<std::string, std::string> own = {{"app", "gpulab::app"},
                                                          {"labs", "gpulab::labs"},
@@ -122,7 +122,7 @@ bool namespace_fits(const std::string& folder, const std::string& file, const st
                                                          {"reports", "gpulab::report"},
                                                          {"inject", "gpulab::inject"}};
   static const std::set<std::string> basics = {"errors", "user_input", "atomic_file", "input_file",
-                                                "lazy_library"};
+                                               "lazy_library"};
   if (folder == "reports" && basics.count(fs::path(file).stem().string())) return ns == "gpulab";
   const std::string& want = own.at(folder);
   return ns == want || ns.rfind(want + "::", 0) == 0;

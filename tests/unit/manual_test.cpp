@@ -11,8 +11,8 @@
 
 #include "app/command_line.hpp"
 #include "app/manual.hpp"
-#include "reports/input_file.hpp"
 #include "reports/errors.hpp"
+#include "reports/input_file.hpp"
 #include "run_cli.hpp"
 
 namespace gpulab::app {
