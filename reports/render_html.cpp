@@ -107,7 +107,9 @@ const char* role_class(Role role) {
   switch (role) {
     case Role::baseline: return "bar baseline";
     case Role::reference: return "bar reference";
-    case Role::optimized: return "bar";
+    case Role::optimized:
+    case Role::function:
+      return "bar";
   }
   return "bar";
 }
