@@ -45,7 +45,9 @@ CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options) {
   add_lab_options(cmd, options.run);
   cmd->add_option("--report", options.report_path, "Diagnose a saved report (no GPU needed)")
       ->type_name("FILE");
-  cmd->add_option("--kernel", options.kernel, "Only this kernel (timeline: a traced variant's timeline)");
+  cmd->add_option("--kernel", options.kernel,
+                  "Only this kernel, diagnosed whatever its share of the time (timeline: a traced "
+                  "variant's timeline)");
   cmd->add_flag("--list-thresholds", options.list_thresholds,
                 "List the thresholds, their defaults and ranges");
   options.run.diagnose = true;
@@ -74,12 +76,14 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
     refuse_given(cmd, kRunOnly, "diagnose --report", "it reads a saved report and runs no lab");
     const auto thresholds = parse_thresholds(run.thresholds);
     if (!json_path.empty()) check_writable(json_path);
-    report = report::select(report::load_report(options.report_path), variants, options.kernel,
-                            "'" + options.report_path + "'");
-    diagnose_into(report, thresholds);
+    // Diagnosed whole, then selected: a kernel's share of the time is of its whole variant.
+    report = report::load_report(options.report_path);
+    diagnose_into(report, thresholds, kernels_named(options.kernel));
+    report = report::select(report, variants, options.kernel, "'" + options.report_path + "'");
   } else {
     if (!json_path.empty()) check_writable(json_path);  // before the GPU work
     run.json_path.clear();                                // saved below, as selected
+    run.diagnose_kernel = options.kernel;
     report = execute_lab(run, session, io, argv);
     report = report::select(report, variants, options.kernel, "lab '" + run.lab + "'");
   }
@@ -91,7 +95,7 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
   } else if (run.format == "csv") {
     io.out << report::findings_csv(report);
   } else {
-    io.out << report::render_diagnosis(report, "", "", text_style(run.format, io));
+    io.out << report::render_diagnosis(report, text_style(run.format, io, run.all_findings));
   }
   return exit_code_of(report);
 }

@@ -147,6 +147,10 @@ void check_options(const ProfileOptions& o) {
     throw UsageError("--trace and --metrics: a traced run collects no counters (profile twice)");
   if (o.replay == "none" && !o.metrics.empty())
     throw UsageError("--replay none collects no counters: drop --metrics");
+  if (!o.diagnose && !o.thresholds.empty())
+    throw UsageError("--threshold shapes a diagnosis: add --diagnose");
+  if (!o.diagnose && o.all_findings)
+    throw UsageError("--all-findings shapes a diagnosis: add --diagnose");
   if (!o.json_path.empty()) check_writable(o.json_path);
 }
 
@@ -187,6 +191,8 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
   cmd->add_flag("--diagnose,-d", options.diagnose, "Diagnose every profiled launch");
   cmd->add_option("--threshold,-t", options.thresholds,
                   "Override a diagnosis threshold NAME=VALUE (repeatable)");
+  cmd->add_flag("--all-findings", options.all_findings,
+                "Show every finding of each kernel (default: the three ranked first)");
   cmd->add_option("--json", options.json_path, "Also write the report here (atomically)");
   cmd->add_option("--format,-f", options.format, "Output format")->check(one_of(kReportFormats));
   cmd->add_option("command", options.command, "The program and its arguments, after --");
@@ -235,13 +241,16 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
         "the program made no CUDA driver call that loads the injection "
         "library: no kernels to report");
   if (options.diagnose) {
-    diagnose_into(report, thresholds);
+    // The functions --kernel chose are diagnosed whatever their share of the program's time.
+    report::KernelAsked chosen;
+    if (!options.kernel.empty()) chosen = [](const report::Kernel&) { return true; };
+    diagnose_into(report, thresholds, chosen);
   } else {
     report::derive_all(report);
   }
   session.remember(report);
   if (!options.json_path.empty()) report::save_report(options.json_path, report);
-  print_report(report, options.format, io);
+  print_report(report, options.format, io, options.all_findings);
 
   const auto& processes = report.program->processes;
   if (!processes.empty() && std::all_of(processes.begin(), processes.end(),

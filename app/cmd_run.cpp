@@ -13,6 +13,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
+#include "reports/kernel_name.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
@@ -73,6 +74,8 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                   "--list-thresholds lists them with their ranges)")
       ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
+  cmd->add_flag("--all-findings", options.all_findings,
+                "Show every finding of each kernel (default: the three ranked first)");
   cmd->add_option("--json", options.json_path,
                   "Also write the report as JSON to FILE (atomically; through a symbolic link "
                   "to its target)")
@@ -98,9 +101,15 @@ report::Thresholds parse_thresholds(const std::vector<std::string>& assignments)
   return thresholds;
 }
 
-void diagnose_into(report::Report& report, const report::Thresholds& thresholds) {
+report::KernelAsked kernels_named(const std::string& name) {
+  if (name.empty()) return {};
+  return [name](const report::Kernel& k) { return report::names_kernel(name, k.name, k.function); };
+}
+
+void diagnose_into(report::Report& report, const report::Thresholds& thresholds,
+                   const report::KernelAsked& asked) {
   report::derive_all(report);  // from the raw counters, with this build's formulas
-  report::diagnose_report(report, thresholds);
+  report::diagnose_report(report, thresholds, asked);
   // Point only at labs this build has.
   for (auto& v : report.variants)
     for (auto* d : report::diagnoses_of(v))
@@ -129,28 +138,30 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
   std::vector<std::string> full_argv{"gpulab"};
   full_argv.insert(full_argv.end(), argv.begin(), argv.end());
   auto report = run_lab(session, lab, options.settings, full_argv);
-  if (options.diagnose) diagnose_into(report, thresholds);
+  if (options.diagnose) diagnose_into(report, thresholds, kernels_named(options.diagnose_kernel));
   session.remember(report);
   if (!options.json_path.empty()) report::save_report(options.json_path, report);
   return report;
 }
 
-report::Style text_style(const std::string& format, const Io& io) {
+report::Style text_style(const std::string& format, const Io& io, bool all_findings) {
   report::Style style;
   style.table = format == "markdown" ? report::TableStyle::markdown : report::TableStyle::text;
   style.color = io.color && format == "text";
+  if (all_findings) style.max_findings = 0;
   return style;
 }
 
-void print_report(const report::Report& report, const std::string& format, Io& io) {
+void print_report(const report::Report& report, const std::string& format, Io& io,
+                  bool all_findings) {
   if (format == "json") {
     io.out << report::to_json(report).dump(2) << "\n";
   } else if (format == "csv") {
     io.out << report::report_csv(report);
   } else {
-    const auto style = text_style(format, io);
+    const auto style = text_style(format, io, all_findings);
     io.out << report::render_text(report, style);
-    if (report::has_diagnosis(report)) io.out << "\n" << report::render_diagnosis(report, "", "", style);
+    if (report::has_diagnosis(report)) io.out << "\n" << report::render_diagnosis(report, style);
   }
   // Structured output keeps stdout clean: warnings (also inside the report) go to stderr.
   if (format == "json" || format == "csv")
@@ -223,7 +234,7 @@ int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vecto
       io.out << (i == 0 ? csv : csv.substr(csv.find('\n') + 1));  // one header line
     }
   } else {
-    const auto style = text_style(options.format, io);
+    const auto style = text_style(options.format, io, options.all_findings);
     for (const auto& r : reports) io.out << report::render_text(r, style) << "\n";
     io.out << "summary: the best variant of each lab (reference libraries aside) against its baseline\n"
            << all_labs_summary(reports, style);
@@ -235,12 +246,13 @@ int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vecto
 
 int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv) {
   if (!options.diagnose)
-    refuse_given(*options.command, {"--threshold"}, "run", "thresholds judge a diagnosis: add --diagnose");
+    refuse_given(*options.command, {"--threshold", "--all-findings"}, "run",
+                 "it shapes a diagnosis: add --diagnose");
   if (options.all) return run_all_labs(options, session, io, argv);
   if (options.lab.empty()) throw UsageError("run needs a lab (see gpulab list) or --all");
   refuse_given(*options.command, {"--json-dir"}, "run " + options.lab, "it goes with --all; use --json FILE");
   const auto report = execute_lab(options, session, io, argv);
-  print_report(report, options.format, io);
+  print_report(report, options.format, io, options.all_findings);
   return exit_code_of(report);
 }
 

@@ -46,6 +46,8 @@ struct RunOptions {
   std::vector<std::string> params;      // NAME=VALUE
   std::vector<std::string> thresholds;  // NAME=VALUE
   bool diagnose = false;
+  bool all_findings = false;    // show every finding, not the first three
+  std::string diagnose_kernel;  // diagnosed whatever its share of the time (diagnose --kernel)
   bool all = false;
   std::string json_path;
   std::string json_dir;
@@ -59,12 +61,17 @@ int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std
 void add_lab_options(CLI::App* cmd, RunOptions& options);
 report::Report execute_lab(RunOptions& options, Session& session, Io& io,
                            const std::vector<std::string>& argv);
-void print_report(const report::Report& report, const std::string& format, Io& io);
-report::Style text_style(const std::string& format, const Io& io);
+void print_report(const report::Report& report, const std::string& format, Io& io,
+                  bool all_findings = false);
+report::Style text_style(const std::string& format, const Io& io, bool all_findings = false);
 int exit_code_of(const report::Report& report);
 report::Thresholds parse_thresholds(const std::vector<std::string>& assignments);
-// Diagnoses every kernel and keeps, in each finding, only the labs this build has.
-void diagnose_into(report::Report& report, const report::Thresholds& thresholds);
+// Diagnoses every kernel (those too small to, unless `asked`) and keeps, in each finding, only
+// the labs this build has.
+void diagnose_into(report::Report& report, const report::Thresholds& thresholds,
+                   const report::KernelAsked& asked = {});
+// What --kernel NAME asks the diagnosis for: the kernels it names; nothing when empty.
+report::KernelAsked kernels_named(const std::string& name);
 
 // `run --all`'s summary: the best variant of each lab against its baseline, one row per report.
 std::string all_labs_summary(const std::vector<report::Report>& reports,
@@ -132,6 +139,7 @@ struct ProfileOptions {
   bool trace = false;
   double kernel_timeout = 600;  // seconds one profiled launch may take; 0: no limit
   bool diagnose = false;
+  bool all_findings = false;
   std::vector<std::string> thresholds;
   std::string json_path;
   std::string format = "text";

@@ -64,6 +64,8 @@ report::DeviceInfo open_device(int index) {
   d.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
   d.shared_per_sm_bytes = prop.sharedMemPerMultiprocessor;
   d.max_warps_per_sm = prop.maxThreadsPerMultiProcessor / prop.warpSize;
+  d.registers_per_sm = prop.regsPerMultiprocessor;
+  d.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
   d.sm_clock_hz = attribute(cudaDevAttrClockRate, index) * 1e3;
   d.memory_clock_hz = attribute(cudaDevAttrMemoryClockRate, index) * 1e3;
   d.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, index);

@@ -134,6 +134,8 @@ bool diagnosed(const Variant* v) { return v && has_diagnosis(*v); }
 
 void compare_findings(const Variant* a, const Variant* b, VariantComparison& out) {
   if (!diagnosed(a) || !diagnosed(b)) return;
+  out.principal_a = principal_finding(*a);
+  out.principal_b = principal_finding(*b);
   const auto fa = finding_ids(a), fb = finding_ids(b);
   for (const auto& id : fa)
     (fb.count(id) ? out.findings_unchanged : out.findings_resolved).push_back(id);

@@ -12,6 +12,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/diagnosis_walk.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/occupancy_limit.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -171,6 +172,21 @@ std::function<Outcome(const Probe&)> stall_share(const char* reason, const char*
   };
 }
 
+// Which resource holds occupancy down (reports/occupancy_limit.hpp), or, when no static limit
+// does, that the blocks themselves leave the warp slots empty.
+std::string occupancy_detail(const StaticAttributes& a, const DeviceInfo* device, double achieved) {
+  const auto limit = device ? occupancy_limit(a, *device) : std::nullopt;
+  if (!limit) return "";
+  const double theoretical = static_cast<double>(limit->warps_per_sm) / limit->max_warps_per_sm;
+  if (limit->warps_per_sm >= limit->max_warps_per_sm)
+    return fmt::format(
+        "no static limit: {} resident blocks per SM fill its {} warps, yet {:.0f}% of them are "
+        "busy on average: blocks finish unevenly, or too few are launched to refill the SMs",
+        limit->blocks_per_sm, limit->max_warps_per_sm, 100 * achieved);
+  return fmt::format("limited by {} ({} of {} warps, {:.0f}% theoretical)", limit->sentence,
+                     limit->warps_per_sm, limit->max_warps_per_sm, 100 * theoretical);
+}
+
 // Few warps matter only when the kernel waits: a kernel that keeps DRAM or an SM pipe near its
 // peak with few warps (a register-tiled matrix product, cuBLAS at 12% occupancy) has chosen
 // work per thread over thread count, and more warps would not help it.
@@ -178,7 +194,8 @@ Outcome occupancy(const Probe& p) {
   const auto achieved = p.metric(d::achieved_occupancy);
   const auto dram = p.metric(m::dram_pct), sm = p.metric(m::sm_pct);
   const std::string t = "occupancy.achieved";
-  const auto& attributes = p.context().kernel->attributes;
+  const auto& c = p.context();
+  const auto& attributes = c.kernel->attributes;
   std::vector<Evidence> ev{against(p, d::achieved_occupancy, achieved, "<=", t),
                            against(p, m::dram_pct, dram, "<", "memory_bound.dram_pct"),
                            against(p, m::sm_pct, sm, "<", "compute_bound.sm_pct")};
@@ -187,9 +204,14 @@ Outcome occupancy(const Probe& p) {
   if (!achieved) return not_measured(ev);
   const bool near_roof = dram.value_or(0) >= p.threshold("memory_bound.dram_pct") ||
                          sm.value_or(0) >= p.threshold("compute_bound.sm_pct");
-  return *achieved <= p.threshold(t) && !near_roof ? yes(1.0 - *achieved, ev) : no(ev);
+  if (*achieved > p.threshold(t) || near_roof) return no(ev);
+  Outcome out = yes(1.0 - *achieved, ev);
+  out.detail = occupancy_detail(attributes, c.device, *achieved);
+  return out;
 }
 
+// A tail exists only past the first wave: a grid of one wave or less idles SMs because it is
+// small, which the occupancy node names (its limiter is the grid).
 Outcome tail(const Probe& p) {
   const auto& c = p.context();
   const auto& a = c.kernel->attributes;
@@ -198,9 +220,12 @@ Outcome tail(const Probe& p) {
   const double per_wave = static_cast<double>(c.device->sm_count) * a.max_active_blocks_per_sm;
   const double waves = static_cast<double>(a.grid_blocks) / per_wave;
   const double idle = (std::ceil(waves) - waves) / std::ceil(waves);
-  std::vector<Evidence> ev{against(p, "waves", waves, "<=", "tail.max_waves"),
+  // The waves are held against the bound they come near: the lower one for a small grid.
+  const bool small = waves <= p.threshold("tail.min_waves");
+  std::vector<Evidence> ev{small ? against(p, "waves", waves, ">", "tail.min_waves")
+                                 : against(p, "waves", waves, "<=", "tail.max_waves"),
                            against(p, "idle_fraction_last_wave", idle, ">=", "tail.idle_fraction")};
-  if (waves > p.threshold("tail.max_waves") || idle < p.threshold("tail.idle_fraction"))
+  if (small || waves > p.threshold("tail.max_waves") || idle < p.threshold("tail.idle_fraction"))
     return no(ev);
   return yes(idle, ev);
 }
@@ -210,18 +235,28 @@ Outcome launch(const Probe& p) {
   std::optional<double> seconds;
   if (ns) seconds = *ns * 1e-9;
   const std::string t = "launch.duration_s";
-  std::vector<Evidence> ev{against(p, "duration_s", seconds, "<", t)};
+  // Launched fewer than launch.min_launches times, a kernel this short never gets here
+  // (too_little_work, below).
+  std::vector<Evidence> ev{against(p, "duration_s", seconds, "<", t),
+                           evidence("launches", static_cast<double>(p.context().launches))};
   if (!seconds) return not_measured(ev);
   if (*seconds >= p.threshold(t)) return no(ev);
   return yes(1.0 - *seconds / p.threshold(t), ev);
 }
 
+// Judged against the lanes a warp can have active at all: a block of 1 thread runs 1-lane warps
+// and one of 48 threads averages 24, with no branch taken. The threshold (out of 32 lanes) is
+// scaled to them.
 Outcome divergence(const Probe& p) {
   const auto tpi = p.metric(m::threads_per_inst);
+  const int block = p.context().kernel->attributes.block_threads;
+  const double lanes = block > 0 ? static_cast<double>(block) / ((block + 31) / 32) : 32.0;
   const std::string t = "divergence.threads_per_inst";
-  std::vector<Evidence> ev{against(p, m::threads_per_inst, tpi, "<", t)};
+  Evidence threshold = against(p, m::threads_per_inst, tpi, "<", t);
+  threshold.threshold_value *= lanes / 32.0;
+  std::vector<Evidence> ev{threshold, evidence("lanes_per_warp", lanes)};
   if (!tpi) return not_measured(ev);
-  return *tpi < p.threshold(t) ? yes(1.0 - *tpi / 32.0, ev) : no(ev);
+  return *tpi < threshold.threshold_value ? yes(1.0 - *tpi / lanes, ev) : no(ev);
 }
 
 Outcome atomics(const Probe& p) {
@@ -331,25 +366,59 @@ const Branch& classify(const Probe& p, PathStep& step) {
   return *branch;
 }
 
+// A kernel shorter than a launch, launched a few times, costs microseconds whatever limits it:
+// the tree would only find the symptoms of its size (one thread is a "divergent" warp, one block
+// a partial wave). Such a kernel is one step and no finding; launched often, it is walked.
+bool too_little_work(const Probe& p, Diagnosis& out) {
+  const auto ns = p.metric(m::duration);
+  if (!ns) return false;
+  const double seconds = *ns * 1e-9;
+  const auto launches = static_cast<double>(p.context().launches);
+  const bool little =
+      seconds < p.threshold("launch.duration_s") && launches < p.threshold("launch.min_launches");
+  if (!little) return false;
+  PathStep step;
+  step.node = "work";
+  step.question = "Is there enough work to diagnose?";
+  step.expression = "duration vs launch.duration_s; launches vs launch.min_launches";
+  step.evidence = {against(p, "duration_s", seconds, "<", "launch.duration_s"),
+                   against(p, "launches", launches, "<", "launch.min_launches")};
+  step.answer = "no";
+  out.path.push_back(std::move(step));
+  out.verdict = "too-little-work";
+  return true;
+}
+
 }  // namespace
 
 metrics::Unit evidence_unit(const std::string& metric) {
   using U = metrics::Unit;
-  static const std::map<std::string, U> own = {
-      {"roof_fraction", U::fraction},           {"theoretical_occupancy", U::fraction},
-      {"idle_fraction_last_wave", U::fraction}, {"long_scoreboard_share", U::fraction},
-      {"barrier_share", U::fraction},           {"duration_s", U::seconds},
-      {"mio_throttle_share", U::fraction},
-      {"waves", U::ratio},                      {"excess_wavefronts_per_inst", U::ratio},
-      {"local_over_global_bytes", U::ratio},    {"atomics_per_load_request", U::ratio},
-      {"dram_beyond_overfetch", U::ratio},
-      // the timeline's (reports/timeline_diagnosis.cpp)
-      {"kernel_fraction", U::fraction},         {"transfer_fraction", U::fraction},
-      {"on_demand_fraction", U::fraction},      {"idle_fraction", U::fraction},
-      {"exposed_transfer_fraction", U::fraction}, {"overlap_fraction", U::fraction},
-      {"slowest_host_link_bandwidth", U::bytes_per_second},
-      {"on_demand_bytes", U::bytes},            {"gpu_page_faults", U::count},
-      {"mean_kernel_seconds", U::seconds},      {"kernels", U::count}};
+  static const std::map<std::string, U> own = {{"roof_fraction", U::fraction},
+                                               {"theoretical_occupancy", U::fraction},
+                                               {"idle_fraction_last_wave", U::fraction},
+                                               {"long_scoreboard_share", U::fraction},
+                                               {"barrier_share", U::fraction},
+                                               {"duration_s", U::seconds},
+                                               {"mio_throttle_share", U::fraction},
+                                               {"launches", U::count},
+                                               {"lanes_per_warp", U::ratio},
+                                               {"waves", U::ratio},
+                                               {"excess_wavefronts_per_inst", U::ratio},
+                                               {"local_over_global_bytes", U::ratio},
+                                               {"atomics_per_load_request", U::ratio},
+                                               {"dram_beyond_overfetch", U::ratio},
+                                               // the timeline's (reports/timeline_diagnosis.cpp)
+                                               {"kernel_fraction", U::fraction},
+                                               {"transfer_fraction", U::fraction},
+                                               {"on_demand_fraction", U::fraction},
+                                               {"idle_fraction", U::fraction},
+                                               {"exposed_transfer_fraction", U::fraction},
+                                               {"overlap_fraction", U::fraction},
+                                               {"slowest_host_link_bandwidth", U::bytes_per_second},
+                                               {"on_demand_bytes", U::bytes},
+                                               {"gpu_page_faults", U::count},
+                                               {"mean_kernel_seconds", U::seconds},
+                                               {"kernels", U::count}};
   auto it = own.find(metric);
   return it != own.end() ? it->second : unit_of(metric);
 }
@@ -358,6 +427,8 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   const Probe probe(context, thresholds);
   Diagnosis out;
   out.thresholds_overridden = thresholds.overridden();
+
+  if (too_little_work(probe, out)) return out;
 
   PathStep root;
   const Branch& branch = classify(probe, root);

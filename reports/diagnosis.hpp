@@ -14,6 +14,8 @@
 // "not measured" and the counter ratios decide).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,6 +58,7 @@ struct FindingTraits {
   const char* title;
   const char* explanation;     // why it costs time
   const char* recommendation;  // what to change
+  const char* false_if;        // the evidence that would refute it
   std::vector<const char*> labs;  // labs that demonstrate the fix
 };
 const std::vector<FindingTraits>& finding_catalogue();
@@ -67,6 +70,8 @@ struct KernelContext {
   const Variant* variant = nullptr;  // timing, roof fraction (optional)
   const WorkModel* model = nullptr;  // the lab's work model, when the variant has one kernel
   const DeviceInfo* device = nullptr;
+  // Launches of the kernel's function: in one run of a lab's variant, or in a whole program.
+  std::int64_t launches = 1;
 };
 
 // The unit of an evidence entry: metric units for metrics, and those of the walk's own
@@ -82,8 +87,12 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds);
 Diagnosis diagnose_timeline(const Timeline& timeline, const Thresholds& thresholds);
 
 // Diagnoses every kernel with counters and every timeline of every measured variant of a
-// report, in place. This and the queries below: reports/diagnosis_report.cpp.
-void diagnose_report(Report& report, const Thresholds& thresholds);
+// report, in place. A kernel function that takes less than diagnosis.min_time_share of its
+// variant's GPU time (of the program's, for a profiled program) is left undiagnosed unless
+// `asked` says yes to one of its launches (`--kernel`). This and the queries below:
+// reports/diagnosis_report.cpp.
+using KernelAsked = std::function<bool(const Kernel&)>;
+void diagnose_report(Report& report, const Thresholds& thresholds, const KernelAsked& asked = {});
 
 // Every diagnosis of a variant: its timeline's first, then its kernels'.
 std::vector<const Diagnosis*> diagnoses_of(const Variant& variant);
@@ -93,9 +102,38 @@ std::vector<Diagnosis*> diagnoses_of(Variant& variant);
 bool has_diagnosis(const Variant& variant);
 bool has_diagnosis(const Report& report);
 
-// The principal finding of a variant: the higher-scored of its timeline's principal finding
-// and that of its longest kernel (by profiled duration); empty when there is none.
-std::string principal_finding(const Variant& variant);
+// The share of GPU time the diagnosis weighs a kernel by: that of all launches of its function
+// in the variant's kernel time (a lab), or its function's share of the program's kernel time (a
+// profiled program, whose variants are its functions). Empty when durations are unknown.
+std::optional<double> function_share(const Variant& variant, const Kernel& kernel);
+
+// Where the principal finding of a variant, or of a program, comes from.
+struct Principal {
+  std::string finding;  // its id; empty when nothing was found
+  std::string where;    // the kernel's name, "timeline", or (a program) the function's variant
+  double share = 1;     // the GPU-time share it was weighed by
+  double weight = 0;    // score x share: the ranking key
+};
+
+// A variant's principal finding: of the timeline's principal finding (share 1) and each kernel
+// function's (that of its longest diagnosed launch, weighed by function_share), the one of
+// highest score x share.
+Principal variant_principal(const Variant& variant);
+// A program's: of its functions' principal findings, the one of highest score x share of the
+// program's kernel time.
+Principal program_principal(const Report& report);
+std::string principal_finding(const Variant& variant);  // variant_principal(variant).finding
+
+// The kernels of a variant (or the functions of a program) that have counters but were not
+// diagnosed: too small a share of the GPU time (diagnose_report).
+struct Undiagnosed {
+  int functions = 0;
+  int launches = 0;
+  double share = 0;                // of the variant's (program's) GPU time, together
+  std::vector<std::string> names;  // the kernels' names (one per function), in launch order
+};
+Undiagnosed undiagnosed_kernels(const Variant& variant);
+Undiagnosed undiagnosed_functions(const Report& program);
 
 // True when the variant's timeline or any of its kernels carries `finding_id`.
 bool carries_finding(const Variant& variant, const std::string& finding_id);

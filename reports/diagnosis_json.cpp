@@ -66,6 +66,8 @@ json diagnosis_json(const Diagnosis& d) {
                         {"evidence", evidence_json(f.evidence)},
                         {"explanation", f.explanation},
                         {"recommendation", f.recommendation},
+                        {"detail", f.detail},
+                        {"false_if", f.false_if},
                         {"labs", f.labs}});
   return {{"verdict", d.verdict},
           {"principal", d.findings.empty() ? "" : d.findings.front().id},
@@ -99,6 +101,8 @@ Diagnosis read_diagnosis(const Reader& r) {
       finding.evidence = read_evidence(f, "evidence");
       finding.explanation = f.str_or("explanation", "");
       finding.recommendation = f.str_or("recommendation", "");
+      finding.detail = f.str_or("detail", "");
+      finding.false_if = f.str_or("false_if", "");
       if (f.has("labs"))
         f.each("labs", [&](const Reader& l) { finding.labs.push_back(l.as_string()); });
       d.findings.push_back(std::move(finding));

@@ -1,7 +1,9 @@
-// Diagnoses across a report: every kernel's and timeline's, and what the rest of gpulab asks of
-// them (a variant's diagnoses, its principal finding). The trees themselves are in
-// reports/decision_tree.cpp and reports/timeline_diagnosis.cpp.
+// Diagnoses across a report: which kernels are diagnosed, every kernel's and timeline's
+// diagnosis, and what the rest of gpulab asks of them (a variant's principal finding, a
+// program's). The trees themselves are in reports/decision_tree.cpp and
+// reports/timeline_diagnosis.cpp.
 #include <algorithm>
+#include <map>
 
 #include "reports/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
@@ -9,10 +11,25 @@
 namespace gpulab::report {
 namespace {
 
-// Profiled duration: what makes a kernel the variant's longest.
-double longest_duration(const Kernel& k) {
+double duration_of(const Kernel& k) {
   auto it = k.metrics.find(metrics::name::duration);
   return it == k.metrics.end() ? 0 : it->second;
+}
+
+// What identifies a kernel's function across its launches.
+const std::string& function_key(const Kernel& k) {
+  if (!k.mangled_name.empty()) return k.mangled_name;
+  return k.function.empty() ? k.name : k.function;
+}
+
+// Launches of each function in the variant: of a lab's variant, its launches in one run; of a
+// program's function, all of them (profiled or not).
+std::map<std::string, std::int64_t> launches_by_function(const Variant& v) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& k : v.kernels) ++out[function_key(k)];
+  if (v.totals)
+    for (auto& [key, n] : out) n = std::max(n, v.totals->launches);
+  return out;
 }
 
 // Both constnesses of diagnoses_of: V is Variant or const Variant, D Diagnosis likewise.
@@ -25,15 +42,40 @@ std::vector<D*> collect_diagnoses(V& variant) {
   return out;
 }
 
+// Keeps the candidate of highest weight; on a tie, the first considered.
+void consider(Principal& best, const Finding& f, const std::string& where, double share) {
+  const double weight = f.score * share;
+  if (best.finding.empty() || weight > best.weight) best = {f.id, where, share, weight};
+}
+
+bool undiagnosed(const Kernel& k) { return !k.metrics.empty() && !k.diagnosis; }
+
 }  // namespace
 
-void diagnose_report(Report& report, const Thresholds& thresholds) {
+std::optional<double> function_share(const Variant& variant, const Kernel& kernel) {
+  if (variant.totals) return variant.totals->share_of_gpu_time;
+  double total = 0, mine = 0;
+  const std::string& key = function_key(kernel);
+  for (const auto& k : variant.kernels) {
+    total += duration_of(k);
+    if (function_key(k) == key) mine += duration_of(k);
+  }
+  if (total <= 0 || duration_of(kernel) <= 0) return std::nullopt;
+  return mine / total;
+}
+
+void diagnose_report(Report& report, const Thresholds& thresholds, const KernelAsked& asked) {
+  const double min_share = thresholds["diagnosis.min_time_share"];
   for (auto& v : report.variants) {
     if (v.status == VariantStatus::skipped) continue;
     const WorkModel* model = v.kernels.size() == 1 ? &report.work_of(v) : nullptr;
+    const auto launches = launches_by_function(v);
     for (auto& k : v.kernels) {
+      k.diagnosis.reset();
       if (k.metrics.empty()) continue;  // no counters: nothing to walk
-      KernelContext c{&k, &v, model, &report.device};
+      const auto share = function_share(v, k);
+      if (share && *share < min_share && !(asked && asked(k))) continue;
+      KernelContext c{&k, &v, model, &report.device, launches.at(function_key(k))};
       k.diagnosis = diagnose(c, thresholds);
     }
     if (v.timeline) v.timeline->diagnosis = diagnose_timeline(*v.timeline, thresholds);
@@ -57,21 +99,69 @@ bool has_diagnosis(const Report& report) {
                      [](const Variant& v) { return has_diagnosis(v); });
 }
 
-// The timeline's principal finding says where the whole variant's time goes; that of the
-// longest kernel, what limits the kernel. The higher score is the variant's.
-std::string principal_finding(const Variant& variant) {
-  const Finding* best = nullptr;
-  const Kernel* longest = nullptr;
-  for (const auto& k : variant.kernels)
-    if (k.diagnosis && (!longest || longest_duration(k) > longest_duration(*longest))) longest = &k;
-  if (longest && !longest->diagnosis->findings.empty())
-    best = &longest->diagnosis->findings.front();
+Principal variant_principal(const Variant& variant) {
+  Principal best;
   if (variant.timeline && variant.timeline->diagnosis &&
-      !variant.timeline->diagnosis->findings.empty()) {
-    const Finding& f = variant.timeline->diagnosis->findings.front();
-    if (!best || f.score > best->score) best = &f;
+      !variant.timeline->diagnosis->findings.empty())
+    consider(best, variant.timeline->diagnosis->findings.front(), "timeline", 1.0);
+  // Each function speaks through its longest diagnosed launch, in the order of first launch.
+  std::vector<const Kernel*> longest;
+  for (const auto& k : variant.kernels) {
+    if (!k.diagnosis) continue;
+    auto same = std::find_if(longest.begin(), longest.end(),
+                             [&](const Kernel* l) { return function_key(*l) == function_key(k); });
+    if (same == longest.end())
+      longest.push_back(&k);
+    else if (duration_of(k) > duration_of(**same))
+      *same = &k;
   }
-  return best ? best->id : "";
+  for (const Kernel* k : longest)
+    if (!k->diagnosis->findings.empty())
+      consider(best, k->diagnosis->findings.front(), k->name,
+               variant.totals ? 1.0 : function_share(variant, *k).value_or(1.0));
+  return best;
+}
+
+Principal program_principal(const Report& report) {
+  Principal best;
+  for (const auto& v : report.variants) {
+    const Principal p = variant_principal(v);
+    if (p.finding.empty()) continue;
+    const double share = v.totals ? v.totals->share_of_gpu_time : 1.0;
+    if (best.finding.empty() || p.weight * share > best.weight)
+      best = {p.finding, v.name, share, p.weight * share};
+  }
+  return best;
+}
+
+std::string principal_finding(const Variant& variant) { return variant_principal(variant).finding; }
+
+Undiagnosed undiagnosed_kernels(const Variant& variant) {
+  Undiagnosed out;
+  std::vector<std::string> keys;
+  for (const auto& k : variant.kernels) {
+    if (!undiagnosed(k)) continue;
+    ++out.launches;
+    if (std::find(keys.begin(), keys.end(), function_key(k)) != keys.end()) continue;
+    keys.push_back(function_key(k));
+    out.names.push_back(k.name);
+    out.share += function_share(variant, k).value_or(0);
+  }
+  out.functions = static_cast<int>(keys.size());
+  return out;
+}
+
+Undiagnosed undiagnosed_functions(const Report& program) {
+  Undiagnosed out;
+  for (const auto& v : program.variants) {
+    const auto n = std::count_if(v.kernels.begin(), v.kernels.end(), undiagnosed);
+    if (n == 0 || has_diagnosis(v)) continue;
+    ++out.functions;
+    out.launches += static_cast<int>(n);
+    out.names.push_back(v.name);
+    out.share += v.totals ? v.totals->share_of_gpu_time : 0;
+  }
+  return out;
 }
 
 bool carries_finding(const Variant& variant, const std::string& finding_id) {

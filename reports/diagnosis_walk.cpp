@@ -25,16 +25,18 @@ const char* severity_label(double score) {
   return "low";
 }
 
-Finding make_finding(const std::string& id, double score, std::vector<Evidence> ev) {
+Finding make_finding(const std::string& id, double score, const Outcome& outcome) {
   Finding f;
   f.id = id;
   f.score = score;
   f.severity = severity_label(score);
-  f.evidence = std::move(ev);
+  f.evidence = outcome.evidence;
+  f.detail = outcome.detail;
   if (const auto* traits = find_finding(id)) {
     f.title = traits->title;
     f.explanation = traits->explanation;
     f.recommendation = traits->recommendation;
+    f.false_if = traits->false_if;
     for (const char* lab : traits->labs) f.labs.emplace_back(lab);
   }
   return f;
@@ -76,7 +78,7 @@ void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double
   } else if (outcome.answer == Answer::yes) {
     step.finding = node.finding;
     out.findings.push_back(
-        make_finding(node.finding, score_of(node.finding, outcome.severity), outcome.evidence));
+        make_finding(node.finding, score_of(node.finding, outcome.severity), outcome));
   }
   out.path.push_back(std::move(step));
 }

@@ -18,6 +18,7 @@ struct Outcome {
   Answer answer = Answer::not_measured;
   double severity = 0;  // in [0, 1] when the answer is yes: the share of time it plausibly costs
   std::vector<Evidence> evidence;
+  std::string detail;  // what the finding adds for this kernel (Finding::detail)
 };
 
 inline Evidence evidence(const std::string& metric, std::optional<double> value,

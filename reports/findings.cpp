@@ -18,6 +18,9 @@ const std::vector<ThresholdTraits> kThresholds = {
     {"diagnosis.min_severity", 0.1, 0, 1,
      "severity (the share of time a problem plausibly costs) below which a yes is reported as "
      "negligible instead of as a finding"},
+    {"diagnosis.min_time_share", 0.02, 0, 1,
+     "share of its variant's (or program's) GPU time below which a kernel function is summarized "
+     "instead of diagnosed (--kernel diagnoses it anyway)"},
     {"memory_bound.dram_pct", 60, 0, 100,
      "DRAM throughput, % of peak, from which the kernel counts as memory-bound"},
     {"compute_bound.sm_pct", 60, 0, 100,
@@ -46,11 +49,18 @@ const std::vector<ThresholdTraits> kThresholds = {
      "share of warp cycles stalled on L1TEX (global/local) results from which the kernel is "
      "latency-bound"},
     {"occupancy.achieved", 0.5, 0, 1, "achieved occupancy (fraction) at or below which it is low"},
-    {"tail.max_waves", 4, 0, 1e6, "tail effects are judged only for grids of at most this many waves"},
+    {"tail.min_waves", 1, 0, 1e6,
+     "waves a grid must exceed to have a tail: a smaller grid leaves SMs idle because it is "
+     "small (the occupancy node names it), not because its last wave is partial"},
+    {"tail.max_waves", 4, 0, 1e6,
+     "tail effects are judged only for grids of at most this many waves"},
     {"tail.idle_fraction", 0.25, 0, 1,
      "share of SM time the partial last wave leaves idle, from which the tail counts"},
     {"launch.duration_s", 10e-6, 0, 3600,
      "kernel duration (s) below which launch overhead is comparable to the work"},
+    {"launch.min_launches", 10, 1, 1e12,
+     "launches of a kernel function from which a kernel shorter than launch.duration_s is "
+     "diagnosed (launch overhead among others); fewer: too little work to diagnose"},
     {"transfers.exposed_fraction", 0.5, 0, 1,
      "share of a traced variant's time spent in host-device transfers that no kernel overlaps, "
      "from which transfers dominate"},
@@ -72,103 +82,139 @@ const std::vector<ThresholdTraits> kThresholds = {
 };
 
 const std::vector<FindingTraits> kFindings = {
-    {"uncoalesced-global", "Uncoalesced global memory access",
+    {"uncoalesced-global",
+     "Uncoalesced global memory access",
      "A warp's loads or stores touch more 32-byte sectors than the bytes it uses need: strided, "
      "column-wise or misaligned addresses make the memory system move whole sectors for a few "
      "useful bytes each.",
      "Make consecutive threads touch consecutive addresses: swap the index mapping, stage tiles "
      "through shared memory to turn the access around, use structure-of-arrays layouts, align "
      "rows (cudaMallocPitch).",
+     "global_overfetch under uncoalesced.overfetch: each byte the warps ask for moves about once",
      {"transpose", "coalescing", "aos-soa", "pitched"}},
-    {"redundant-dram-traffic", "DRAM traffic beyond what the work needs",
+    {"redundant-dram-traffic",
+     "DRAM traffic beyond what the work needs",
      "The kernel reads or writes more DRAM bytes than its inputs and outputs hold: data is "
      "re-read from DRAM, or partial sectors cost extra reads and writes.",
      "Reuse data on chip: tile into shared memory or registers so each byte is fetched once, "
      "fuse passes, keep the working set within L2.",
+     "DRAM bytes within redundant.dram_over_model of the work model (beyond the load over-fetch), "
+     "or DRAM far from busy",
      {"matmul", "aos-soa", "transpose"}},
-    {"host-device-transfers", "Host-device transfers dominate",
+    {"host-device-transfers",
+     "Host-device transfers dominate",
      "Copies between host and device take much of the time and do not overlap with kernels; "
      "pageable host memory makes them slower still.",
      "Use pinned host memory, split the data into chunks, and overlap copies with kernels on "
      "several streams; keep data resident on the device between kernels.",
+     "transfers that no kernel overlaps under transfers.exposed_fraction of the traced span",
      {"streams"}},
-    {"um-page-faults", "Unified-memory page faults",
+    {"um-page-faults",
+     "Unified-memory page faults",
      "Managed memory first touched on the host migrates page by page on demand when the GPU "
      "faults on it, stalling the kernel.",
      "Prefetch with cudaMemPrefetchAsync before the kernel, give access hints "
      "(cudaMemAdvise), or use explicit device allocations and copies.",
+     "on-demand migrations under um_faults.on_demand_fraction of the traced span",
      {"unified-memory"}},
-    {"memory-bound-at-roof", "Memory-bound at the bandwidth roof",
+    {"memory-bound-at-roof",
+     "Memory-bound at the bandwidth roof",
      "The kernel moves about the bytes its work needs, at close to the bandwidth the device "
      "reaches: it is as fast as its data movement allows.",
      "Only moving fewer bytes helps now: fuse with neighbouring kernels, use smaller data types, "
      "or compress.",
+     "DRAM bytes above at_roof.dram_over_model of the work model, or the effective bandwidth under "
+     "at_roof.roof_fraction of the copy roof",
      {"transpose", "vectorize"}},
-    {"latency-bound", "Latency-bound: warps wait on memory",
+    {"latency-bound",
+     "Latency-bound: warps wait on memory",
      "Neither DRAM nor the SMs are near their peaks; warps spend their cycles waiting on "
      "global or local memory results, and too little independent work is in flight to hide it.",
      "Put more independent loads in flight per thread (unrolling, vector loads), raise "
      "occupancy, or copy asynchronously (cp.async, TMA) while computing.",
+     "long-scoreboard stalls under latency.long_scoreboard_share of the warps' cycles",
      {"async-copy", "vectorize", "occupancy"}},
-    {"shared-bank-conflicts", "Shared-memory bank conflicts",
+    {"shared-bank-conflicts",
+     "Shared-memory bank conflicts",
      "Threads of a warp hit different words in the same shared-memory bank, so the access is "
      "split into several wavefronts that the shared-memory pipe serves one after another.",
      "Pad shared arrays (one extra word per row) or swizzle the index (XOR with the row) so a "
      "warp's accesses spread over all 32 banks; prefer sequential addressing in reductions.",
+     "excess shared-memory wavefronts under shared_banks.excess_per_inst per instruction",
      {"transpose", "reduction"}},
-    {"local-memory", "Local-memory traffic (spills or local arrays)",
+    {"local-memory",
+     "Local-memory traffic (spills or local arrays)",
      "Per-thread data lives in local memory, which is device memory cached in L1/L2: register "
      "spills or arrays indexed at run time turn register accesses into memory traffic.",
      "Index per-thread arrays with compile-time constants (unroll), reduce live values, or relax "
      "register caps (__launch_bounds__, -maxrregcount) that force spills.",
+     "local-memory bytes under local.fraction of the global traffic",
      {"spill"}},
-    {"low-occupancy", "Low occupancy",
+    {"low-occupancy",
+     "Low occupancy",
      "Few warps are resident per SM, so there is little other work to switch to when a warp "
      "waits; the limit is the block size, registers, shared memory or the block count.",
      "Use blocks of 128 to 256 threads or more, reduce registers or shared memory per block, "
      "or launch more blocks.",
+     "achieved occupancy above occupancy.achieved, or DRAM or the SMs near their peak",
      {"occupancy"}},
-    {"tail-effect", "Tail effect: a partial last wave",
+    {"tail-effect",
+     "Tail effect: a partial last wave",
      "The grid is a few waves of blocks and the last one is partial: most SMs idle while a few "
      "finish it.",
      "Size the grid as a multiple of the SMs' capacity, or use a grid-stride loop over a grid "
      "of (number of SMs x blocks per SM) blocks.",
+     "a grid of one wave or less, more than tail.max_waves waves, or a last wave that leaves under "
+     "tail.idle_fraction of the SMs idle",
      {"occupancy"}},
-    {"launch-overhead", "Launch overhead",
+    {"launch-overhead",
+     "Launch overhead",
      "The kernel runs for a few microseconds, about as long as it takes to launch it, so the "
      "GPU idles between launches.",
      "Batch work into fewer, larger kernels, or capture the launch sequence in a CUDA graph "
      "and replay it.",
+     "a kernel at least launch.duration_s long, or launched fewer than launch.min_launches times",
      {"cuda-graphs"}},
-    {"warp-divergence", "Warp divergence",
+    {"warp-divergence",
+     "Warp divergence",
      "Threads of a warp take different branches, so the warp runs both paths with part of its "
      "lanes masked off.",
      "Make the branch uniform per warp (sort or partition the data), or compute both results "
      "and select without branching.",
+     "threads per instruction within divergence.threads_per_inst of the lanes the block size lets "
+     "a warp have",
      {"divergence"}},
-    {"atomic-contention", "Atomic contention",
+    {"atomic-contention",
+     "Atomic contention",
      "Many threads update the same address atomically; the updates are serialized at L2.",
      "Aggregate first: reduce within the warp (shuffles) and the block (shared memory), then "
      "issue one atomic per block.",
+     "global atomics under atomics.per_load_request per global load request",
      {"atomics", "reduction"}},
-    {"sync-overhead", "Synchronization overhead",
+    {"sync-overhead",
+     "Synchronization overhead",
      "Warps spend much of their time waiting at barriers (__syncthreads) for the rest of their "
      "block.",
      "Synchronize less often: do more work between barriers, use warp-level primitives "
      "(shuffles) inside a warp, and keep the work balanced between warps.",
+     "barrier stalls under sync.barrier_share of the warps' cycles",
      {"reduction"}},
-    {"mio-throttle", "MIO queue pressure (shared memory, constant cache, special functions)",
+    {"mio-throttle",
+     "MIO queue pressure (shared memory, constant cache, special functions)",
      "Warps wait for the memory-input/output queue that serves shared memory, the constant "
      "cache and special functions: too many such instructions, or each split into many "
      "passes (constant reads with a different address per thread are served one address at a "
      "time; shared-memory accesses with bank conflicts take several wavefronts).",
      "Give constant reads one address per warp (index by warp, not by thread) or move the "
      "table to global memory; remove bank conflicts; keep reused values in registers.",
+     "MIO-throttle stalls under mio.throttle_share of the warps' cycles",
      {"constant-memory", "transpose", "reduction"}},
-    {"compute-bound", "Compute-bound",
+    {"compute-bound",
+     "Compute-bound",
      "The SMs run near their peak throughput: arithmetic, not data movement, limits the kernel.",
      "Use faster instructions (tensor cores, lower precision where acceptable), remove redundant "
      "arithmetic, or move to a library kernel tuned for the device.",
+     "SM throughput under compute_bound.sm_pct of its peak",
      {"matmul"}},
 };
 

@@ -87,6 +87,7 @@ nlohmann::json variant_json(const VariantComparison& v) {
           {"verdict", to_string(v.verdict)},
           {"kernels", kernels},
           {"timeline", timeline},
+          {"principal", {{"a", v.principal_a}, {"b", v.principal_b}}},
           {"findings",
            {{"resolved", v.findings_resolved},
             {"introduced", v.findings_introduced},
@@ -111,6 +112,15 @@ std::string render_comparison(const Comparison& c, const Style& style) {
                    both ? fmt::format("±{:.1f}%", v.noise * 100.0) : "-", time_verdict(v, style)});
   }
   out += render(times, style);
+  // What limits each variant, before the counters that show why.
+  std::string principals;
+  for (const auto& v : c.variants)
+    if (!v.principal_a.empty() || !v.principal_b.empty())
+      principals += fmt::format("{}principal finding of {}: {} → {}\n", markdown ? "- " : "",
+                                variant_name(v, style),
+                                shown(v.principal_a.empty() ? "none" : v.principal_a, style),
+                                shown(v.principal_b.empty() ? "none" : v.principal_b, style));
+  if (!principals.empty()) out += "\n" + principals;
 
   const auto deltas_table = [&](const std::string& title, const std::vector<MetricDelta>& deltas) {
     out += "\n" + heading(title, style);

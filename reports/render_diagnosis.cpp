@@ -1,5 +1,9 @@
 #include "reports/render_diagnosis.hpp"
 
+#include <algorithm>
+#include <map>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "reports/diagnosis.hpp"
@@ -58,20 +62,32 @@ std::string path_text(const Diagnosis& d, const Style& style) {
 std::string findings_text(const Diagnosis& d, const Style& style) {
   if (d.findings.empty()) return "findings: none\n";
   std::string out = "findings (principal first):\n";
-  int rank = 1;
-  for (const auto& f : d.findings) {
+  const std::size_t shown_count = style.max_findings > 0
+                                      ? std::min(d.findings.size(), std::size_t(style.max_findings))
+                                      : d.findings.size();
+  for (std::size_t i = 0; i < shown_count; ++i) {
+    const auto& f = d.findings[i];
     const Tone tone = f.severity == "high" ? Tone::bad : (f.severity == "medium" ? Tone::warn : Tone::strong);
-    out += fmt::format("  {}. {} [{}] {}\n", rank++, paint(shown(f.id, style), tone, style),
+    out += fmt::format("  {}. {} [{}] {}\n", i + 1, paint(shown(f.id, style), tone, style),
                        shown(f.severity, style), shown(f.title, style));
     out += "     evidence: " + evidence_text(f.evidence, style) + "\n";
+    if (!f.detail.empty()) out += "     cause: " + shown(f.detail, style) + "\n";
     out += "     why: " + shown(f.explanation, style) + "\n";
     out += "     do:  " + shown(f.recommendation, style) + "\n";
+    if (!f.false_if.empty()) out += "     false if: " + shown(f.false_if, style) + "\n";
     if (!f.labs.empty()) {
       std::string labs;
       for (const auto& l : f.labs)
         labs += (labs.empty() ? "" : ", ") + ("gpulab run " + shown(l, style));
       out += "     see: " + labs + "\n";
     }
+  }
+  if (shown_count < d.findings.size()) {
+    std::string rest;
+    for (std::size_t i = shown_count; i < d.findings.size(); ++i)
+      rest += (rest.empty() ? "" : ", ") + shown(d.findings[i].id, style);
+    out += fmt::format("  + {} more: {} (--all-findings shows them)\n",
+                       d.findings.size() - shown_count, rest);
   }
   return out;
 }
@@ -97,39 +113,128 @@ std::string diagnosis_block(const std::string& title, const Diagnosis& d, const 
   return out + "\n" + path_text(d, style) + "\n" + findings_text(d, style);
 }
 
-}  // namespace
+// A share of the GPU time that neither rounds a sliver away nor a near-whole up to all of it.
+std::string share_text(double share) {
+  if (share > 0 && share < 0.001) return "under 0.1%";
+  if (share < 1 && share > 0.999) return "over 99.9%";
+  return units::percent(share);
+}
 
-// A traced variant shows its timeline's diagnosis first (`kernel` "timeline" selects it
-// alone); its kernels follow when they have counters.
-std::string render_diagnosis(const Report& report, const std::string& variant,
-                             const std::string& kernel, const Style& style) {
+// "uncoalesced-global (transpose_naive, 96.1% of the GPU time)"
+std::string principal_text(const Principal& p, bool with_share, const Style& style) {
+  if (p.finding.empty()) return "none";
+  std::string where = shown(p.where, style);
+  if (with_share) where += ", " + share_text(p.share) + " of the GPU time";
+  return paint(shown(p.finding, style), Tone::strong, style) + " (" + where + ")";
+}
+
+// "2 kernels, 1.3% of the GPU time, not diagnosed: a, b (...)"; empty when there are none.
+std::string undiagnosed_text(const Undiagnosed& u, const char* what, const char* how,
+                             const Style& style) {
+  if (u.functions == 0) return "";
+  std::string names;
+  for (const auto& n : u.names) names += (names.empty() ? "" : ", ") + shown(n, style);
+  return fmt::format(
+      "{} {}{}, {} of the GPU time, not diagnosed (under "
+      "diagnosis.min_time_share): {} ({})\n",
+      u.functions, what, u.functions == 1 ? "" : "s", share_text(u.share), names, how);
+}
+
+// A function launched several times is shown through its longest diagnosed launch; the others
+// are counted with their principal findings.
+std::string other_launches_text(const std::vector<const Kernel*>& launches, const Kernel& shown_one,
+                                const Style& style) {
+  std::map<std::string, int> principals;
+  for (const Kernel* k : launches)
+    if (k != &shown_one)
+      ++principals[k->diagnosis->findings.empty() ? "none" : k->diagnosis->findings.front().id];
+  std::string list;
+  for (const auto& [id, n] : principals)
+    list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", shown(id, style), n);
+  return fmt::format("{} more diagnosed launch{} of this function, principal findings: {}\n",
+                     launches.size() - 1, launches.size() == 2 ? "" : "es", list);
+}
+
+std::vector<std::vector<const Kernel*>> diagnosed_by_function(const Variant& v) {
+  std::vector<std::vector<const Kernel*>> groups;
+  for (const auto& k : v.kernels) {
+    if (!k.diagnosis) continue;
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.front()->mangled_name == k.mangled_name && g.front()->function == k.function &&
+             g.front()->name == k.name;
+    });
+    if (same == groups.end())
+      groups.push_back({&k});
+    else
+      same->push_back(&k);
+  }
+  return groups;
+}
+
+const Kernel& longest_of(const std::vector<const Kernel*>& launches) {
+  const auto duration = [](const Kernel* k) {
+    auto it = k->metrics.find(metrics::name::duration);
+    return it == k->metrics.end() ? 0.0 : it->second;
+  };
+  return **std::max_element(
+      launches.begin(), launches.end(),
+      [&](const Kernel* a, const Kernel* b) { return duration(a) < duration(b); });
+}
+
+std::string variant_text(const Report& report, const Variant& v, const Style& style) {
+  const bool markdown = style.table == TableStyle::markdown;
+  const std::string where = shown(report.subject() + "/" + v.name, style);
   std::string out;
   const auto add = [&](const std::string& block) { out += (out.empty() ? "" : "\n") + block; };
-  for (const auto& v : report.variants) {
-    if (!variant.empty() && v.name != variant) continue;
-    const std::string where = shown(report.subject() + "/" + v.name, style);
-    bool any = false;
-    const bool timeline = v.timeline && v.timeline->diagnosis;
-    if (timeline && (kernel.empty() || kernel == "timeline")) {
-      any = true;
-      add(diagnosis_block(where + " · timeline", *v.timeline->diagnosis, style));
-    }
-    for (const auto& k : v.kernels) {
-      if (!kernel.empty() && !names_kernel(kernel, k.name, k.function)) continue;
-      if (!k.diagnosis && timeline) continue;  // a traced lab's kernels without counters
-      any = true;
-      if (!k.diagnosis) {
-        add(fmt::format(
-            "{} · {}: not diagnosed: {}\n", where, shown(kernel_heading(k.name, k.function), style),
-            v.counters.note.empty() ? "no counters in the report" : shown(v.counters.note, style)));
-        continue;
-      }
-      add(diagnosis_block(where + " · " + shown(kernel_heading(k.name, k.function), style),
-                          *k.diagnosis, style));
-    }
-    if (!any && v.status == VariantStatus::skipped)
-      out += fmt::format("{}: skipped: {}\n", where, shown(v.skip_reason, style));
+  const bool timeline = v.timeline && v.timeline->diagnosis;
+  const auto groups = diagnosed_by_function(v);
+  // With one diagnosed function and nothing else, its heading already names the principal.
+  const Undiagnosed small = undiagnosed_kernels(v);
+  if (groups.size() + (timeline ? 1 : 0) > 1 || (!groups.empty() && small.functions > 0)) {
+    add(fmt::format("{}{} · principal: {}\n", markdown ? "## " : "", where,
+                    principal_text(variant_principal(v), !v.totals, style)) +
+        undiagnosed_text(small, "kernel", "--kernel NAME diagnoses one", style));
   }
+  if (timeline) add(diagnosis_block(where + " · timeline", *v.timeline->diagnosis, style));
+  for (const auto& launches : groups) {
+    const Kernel& k = longest_of(launches);
+    std::string block = diagnosis_block(
+        where + " · " + shown(kernel_heading(k.name, k.function), style), *k.diagnosis, style);
+    if (launches.size() > 1) block += other_launches_text(launches, k, style);
+    add(block);
+  }
+  if (timeline || !groups.empty()) return out;
+  // Nothing diagnosed: say why, once for the variant.
+  if (v.status == VariantStatus::skipped)
+    return fmt::format("{}: skipped: {}\n", where, shown(v.skip_reason, style));
+  const bool counted = std::any_of(v.kernels.begin(), v.kernels.end(),
+                                   [](const Kernel& k) { return !k.metrics.empty(); });
+  if (counted)  // too small a share: a program's function is in the program's line
+    return report.program
+               ? ""
+               : where + ": " +
+                     undiagnosed_text(small, "kernel", "--kernel NAME diagnoses one", style);
+  if (v.kernels.empty() && !v.timeline) return "";
+  return fmt::format(
+      "{}: not diagnosed: {}\n", where,
+      v.counters.note.empty() ? "no counters in the report" : shown(v.counters.note, style));
+}
+
+}  // namespace
+
+std::string render_diagnosis(const Report& report, const Style& style) {
+  std::string out;
+  const auto add = [&](const std::string& block) {
+    if (!block.empty()) out += (out.empty() ? "" : "\n") + block;
+  };
+  if (report.program && has_diagnosis(report)) {
+    const bool markdown = style.table == TableStyle::markdown;
+    add(fmt::format("{}{} · principal: {}\n", markdown ? "# " : "", shown(report.subject(), style),
+                    principal_text(program_principal(report), true, style)) +
+        undiagnosed_text(undiagnosed_functions(report), "function",
+                         "gpulab diagnose --report FILE --kernel NAME diagnoses one", style));
+  }
+  for (const auto& v : report.variants) add(variant_text(report, v, style));
   return out;
 }
 

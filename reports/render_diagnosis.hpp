@@ -1,5 +1,7 @@
-// The diagnosis as text: per kernel, the path walked through the decision tree with the
-// measured value at each node, then the findings, principal first.
+// The diagnosis as text: for a program, its principal finding first; per variant, its principal
+// finding and the kernels too small to diagnose in a line; then per kernel function (its longest
+// diagnosed launch) the path walked through the decision tree with the measured value at each
+// node, and the findings, principal first (Style::max_findings of them).
 #pragma once
 
 #include <string>
@@ -9,9 +11,8 @@
 
 namespace gpulab::report {
 
-// Every diagnosed kernel of the report (or of one variant / kernel when given).
-// In Markdown, the tree goes into a code block and the findings into a list.
-std::string render_diagnosis(const Report& report, const std::string& variant = "",
-                             const std::string& kernel = "", const Style& style = {});
+// Every diagnosed kernel of the report. In Markdown, the tree goes into a code block and the
+// findings into a list.
+std::string render_diagnosis(const Report& report, const Style& style = {});
 
 }  // namespace gpulab::report

@@ -40,6 +40,8 @@ struct DeviceInfo {
   std::uint64_t l2_bytes = 0;
   std::uint64_t shared_per_sm_bytes = 0;
   int max_warps_per_sm = 0;
+  int registers_per_sm = 0;    // 0: not recorded (reports before these two were kept)
+  int max_blocks_per_sm = 0;   // resident blocks an SM holds at most, whatever their size
   double sm_clock_hz = 0;      // peak
   double memory_clock_hz = 0;  // peak
   int memory_bus_bits = 0;
@@ -131,6 +133,8 @@ struct Finding {
   std::vector<Evidence> evidence;
   std::string explanation;
   std::string recommendation;
+  std::string detail;    // what this kernel's evidence adds (the occupancy limiter); may be empty
+  std::string false_if;  // the evidence that would make the finding false
   std::vector<std::string> labs;
 };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "reports/atomic_file.hpp"
+#include "reports/diagnosis.hpp"
 #include "reports/diagnosis_json.hpp"
 #include "reports/errors.hpp"
 #include "reports/input_file.hpp"
@@ -16,6 +17,11 @@ namespace {
 
 json work_json(const WorkModel& w) {
   return {{"bytes_read", w.bytes_read}, {"bytes_written", w.bytes_written}, {"flops", w.flops}};
+}
+
+// Derived from the kernels' diagnoses when written; not read back (the diagnosis is redone).
+json principal_json(const Principal& p) {
+  return {{"finding", p.finding}, {"where", p.where}, {"share", p.share}};
 }
 
 json variant_json(const Variant& v) {
@@ -84,6 +90,7 @@ json variant_json(const Variant& v) {
           {"kernels", kernels}};
   if (v.work) out["work"] = work_json(*v.work);
   if (v.timeline) out["timeline"] = timeline_json(*v.timeline);
+  if (has_diagnosis(v)) out["principal"] = principal_json(variant_principal(v));
   if (v.totals) {
     const auto& f = *v.totals;
     out["totals"] = {{"launches", f.launches},
@@ -147,6 +154,8 @@ DeviceInfo read_device(const Reader& r) {
   d.l2_bytes = static_cast<std::uint64_t>(r.num_or("l2_bytes", 0));
   d.shared_per_sm_bytes = static_cast<std::uint64_t>(r.num_or("shared_per_sm_bytes", 0));
   d.max_warps_per_sm = static_cast<int>(r.integer_or("max_warps_per_sm", 0));
+  d.registers_per_sm = static_cast<int>(r.integer_or("registers_per_sm", 0));
+  d.max_blocks_per_sm = static_cast<int>(r.integer_or("max_blocks_per_sm", 0));
   d.sm_clock_hz = r.num_or("sm_clock_hz", 0);
   d.memory_clock_hz = r.num_or("memory_clock_hz", 0);
   d.memory_bus_bits = static_cast<int>(r.integer_or("memory_bus_bits", 0));
@@ -293,27 +302,32 @@ ProgramInfo read_program(const Reader& r) {
 }  // namespace
 
 nlohmann::json to_json(const DeviceInfo& d) {
-  return {{"index", d.index},
-          {"name", d.name},
-          {"chip", d.chip},
-          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-          {"sm_count", d.sm_count},
-          {"global_memory_bytes", d.global_memory_bytes},
-          {"l2_bytes", d.l2_bytes},
-          {"shared_per_sm_bytes", d.shared_per_sm_bytes},
-          {"max_warps_per_sm", d.max_warps_per_sm},
-          {"sm_clock_hz", d.sm_clock_hz},
-          {"memory_clock_hz", d.memory_clock_hz},
-          {"memory_bus_bits", d.memory_bus_bits},
-          {"driver_version", d.driver_version},
-          {"runtime_version", d.runtime_version},
-          {"cupti_version", d.cupti_version},
-          {"roofs",
-           {{"theoretical_bandwidth", d.roofs.theoretical_bandwidth},
-            {"copy_bandwidth", d.roofs.copy_bandwidth},
-            {"copy_bytes", d.roofs.copy_bytes}}},
-          {"counters",
-           {{"available", d.counters_available}, {"reason", d.counters_unavailable_reason}}}};
+  json out = {{"index", d.index},
+              {"name", d.name},
+              {"chip", d.chip},
+              {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+              {"sm_count", d.sm_count},
+              {"global_memory_bytes", d.global_memory_bytes},
+              {"l2_bytes", d.l2_bytes},
+              {"shared_per_sm_bytes", d.shared_per_sm_bytes},
+              {"max_warps_per_sm", d.max_warps_per_sm},
+              {"sm_clock_hz", d.sm_clock_hz},
+              {"memory_clock_hz", d.memory_clock_hz},
+              {"memory_bus_bits", d.memory_bus_bits},
+              {"driver_version", d.driver_version},
+              {"runtime_version", d.runtime_version},
+              {"cupti_version", d.cupti_version},
+              {"roofs",
+               {{"theoretical_bandwidth", d.roofs.theoretical_bandwidth},
+                {"copy_bandwidth", d.roofs.copy_bandwidth},
+                {"copy_bytes", d.roofs.copy_bytes}}},
+              {"counters",
+               {{"available", d.counters_available}, {"reason", d.counters_unavailable_reason}}}};
+  // Absent where unknown (reports older than the fields): the occupancy limiter then falls back
+  // to the compute capability's values.
+  if (d.registers_per_sm > 0) out["registers_per_sm"] = d.registers_per_sm;
+  if (d.max_blocks_per_sm > 0) out["max_blocks_per_sm"] = d.max_blocks_per_sm;
+  return out;
 }
 
 nlohmann::json to_json(const Report& report) {
@@ -330,6 +344,8 @@ nlohmann::json to_json(const Report& report) {
   // A report is of a lab or of a program, never both.
   if (report.program) {
     out["program"] = program_json(*report.program);
+    if (has_diagnosis(report))
+      out["program"]["principal"] = principal_json(program_principal(report));
   } else {
     out["lab"] = {
         {"name", report.lab.name}, {"topic", report.lab.topic}, {"summary", report.lab.summary}};

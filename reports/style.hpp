@@ -11,6 +11,9 @@ enum class TableStyle { text, markdown };
 struct Style {
   TableStyle table = TableStyle::text;
   bool color = false;
+  // Findings shown per diagnosis, principal first; 0 shows them all (--all-findings). Reports
+  // (JSON) keep every finding.
+  int max_findings = 3;
 };
 
 enum class Tone { good, bad, warn, strong };

@@ -89,6 +89,7 @@ struct Case {
   Variant variant;
   WorkModel model{1e9, 1e9, 0};
   DeviceInfo device;
+  std::int64_t launches = 1;
   Case() {
     device.sm_count = 132;
     kernel.name = "k";
@@ -109,7 +110,7 @@ struct Case {
   }
   Diagnosis run(const Thresholds& t = {}) {
     kernel.derived = derive(kernel, &model);
-    return diagnose({&kernel, &variant, &model, &device}, t);
+    return diagnose({&kernel, &variant, &model, &device, launches}, t);
   }
 };
 
@@ -243,7 +244,8 @@ TEST(DecisionTree, OccupancyTailLaunchDivergenceAtomics) {
   EXPECT_TRUE(has(tail.run(), "tail-effect"));
 
   Case shortk;
-  shortk.kernel.metrics[m::duration] = 3000;  // 3 µs
+  shortk.kernel.metrics[m::duration] = 3000;  // 3 µs, launched often
+  shortk.launches = 100;
   const auto d = shortk.run();
   EXPECT_TRUE(has(d, "launch-overhead"));
   EXPECT_EQ(d.verdict, "launch-bound");
