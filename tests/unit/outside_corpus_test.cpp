@@ -1,0 +1,262 @@
+// The outside validation corpus (tests/fixtures/outside): kernels nobody on this project wrote
+// (PyTorch, cuDNN, cuBLAS, CUB, Thrust), recorded on the H200 with `gpulab profile`, each labelled
+// with its principal bottleneck from ncu's rule output, its counters and the algorithm. Every
+// report is diagnosed again here, offline, and gpulab's principal finding is judged against each
+// label. The agreement is printed with every disagreement and its reason: a disagreement stays
+// listed until the diagnosis earns the label on its general merits, never by a threshold tuned
+// to one kernel. The labs test the tree on kernels written to show one problem each; these test
+// it on kernels written to be fast.
+#include <iostream>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "outside_labels.hpp"
+#include "reports/derived.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/errors.hpp"
+#include "reports/report_json.hpp"
+#include "reports/table.hpp"
+
+namespace gpulab::outside {
+namespace {
+
+const std::string kCorpusDir = std::string(GPULAB_FIXTURES_DIR) + "/outside";
+
+// A document with one entry, each field replaceable by a test.
+std::string document(const std::string& entry_fields) {
+  return fmt::format(R"({{"schema": "{}", "kernels": [{{{}}}]}})", kLabelsSchema, entry_fields);
+}
+
+const char* const kEntry =
+    R"("report": "cub_algorithms.json", "function": "DeviceRadixSortOnesweepKernel",)"
+    R"( "launch": 2, "label": "memory-bound-at-roof",)"
+    R"( "evidence": "Memory Workload Analysis: DRAM throughput 91% of peak",)"
+    R"( "reasoning": "one read and one write of the keys per 8-bit digit pass",)"
+    R"( "decided_before_gpulab": true)";
+
+std::string entry_with(const std::string& field, const std::string& value) {
+  std::string fields = kEntry;
+  const std::string key = "\"" + field + "\": ";
+  const auto start = fields.find(key);
+  if (start == std::string::npos) return fields + ", " + key + value;
+  const auto end = fields.find(", \"", start + key.size());
+  return fields.replace(start, (end == std::string::npos ? fields.size() : end) - start,
+                        key + value);
+}
+
+std::string entry_without(const std::string& field) {
+  std::string fields = kEntry;
+  const auto start = fields.find("\"" + field + "\": ");
+  const auto end = fields.find(", \"", start);
+  return end == std::string::npos ? fields.erase(start - 2) : fields.erase(start, end + 2 - start);
+}
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse_labels(text, "labels.json");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(OutsideLabels, ReadsEveryField) {
+  const auto entries = parse_labels(
+      document(std::string(kEntry) + R"(, "disagreement": "gpulab says latency-bound")"),
+      "labels.json");
+  ASSERT_EQ(entries.size(), 1u);
+  const LabelEntry& e = entries.front();
+  EXPECT_EQ(e.report, "cub_algorithms.json");
+  EXPECT_EQ(e.function, "DeviceRadixSortOnesweepKernel");
+  ASSERT_TRUE(e.launch.has_value());
+  EXPECT_EQ(*e.launch, 2);
+  EXPECT_EQ(e.label, "memory-bound-at-roof");
+  EXPECT_NE(e.evidence.find("DRAM throughput"), std::string::npos);
+  EXPECT_NE(e.reasoning.find("digit pass"), std::string::npos);
+  EXPECT_EQ(e.disagreement, "gpulab says latency-bound");
+
+  EXPECT_FALSE(parse_labels(document(entry_without("launch")), "l").front().launch.has_value());
+  EXPECT_EQ(parse_labels(document(entry_with("label", R"("too-little-work")")), "l").front().label,
+            kTooLittleWork);
+  EXPECT_EQ(parse_labels(document(entry_with("label", R"("none")")), "l").front().label,
+            kNoBottleneck);
+  EXPECT_TRUE(parse_labels(R"({"schema": "gpulab.outside-labels/1", "kernels": []})", "l").empty());
+}
+
+// Each malformed entry is refused with the entry, the field and the problem named.
+TEST(OutsideLabels, MalformedEntriesAreClearErrors) {
+  const std::map<std::string, std::string> cases = {
+      {document(entry_without("label")), "labels.json: kernels[0].label: missing"},
+      {document(entry_with("label", R"("memory-bound")")),
+       "kernels[0].label: 'memory-bound' is no finding id, 'none' or 'too-little-work'"},
+      {document(entry_with("label", "3")), "kernels[0].label: expected a string"},
+      {document(entry_with("evidence", R"("  ")")), "kernels[0].evidence: empty"},
+      {document(entry_without("reasoning")), "kernels[0].reasoning: missing"},
+      {document(entry_with("decided_before_gpulab", "false")),
+       "kernels[0].decided_before_gpulab: a label decided after reading gpulab's diagnosis"},
+      {document(entry_without("decided_before_gpulab")),
+       "kernels[0].decided_before_gpulab: missing"},
+      {document(entry_with("function", R"("Onesweep(")")),
+       "kernels[0].function: 'Onesweep(' is not a regular expression"},
+      {document(entry_with("launch", "-1")), "kernels[0].launch: expected a launch index"},
+      {document(entry_with("launch", "1.5")), "kernels[0].launch: expected a launch index"},
+      {document(entry_with("report", R"("../labs/reduction.json")")),
+       "kernels[0].report: '../labs/reduction.json' is not a file name in the corpus folder"},
+      {document(entry_with("lable", R"("latency-bound")")), "kernels[0]: unknown field 'lable'"},
+      {R"({"schema": "gpulab.outside-labels/1", "kernels": [3]})",
+       "kernels[0]: expected an object"},
+      {R"({"schema": "gpulab.outside-labels/1", "kernels": [{}, {}]})",
+       "kernels[0].report: missing"},
+      {fmt::format(R"({{"schema": "{}", "kernels": [{{{}}}, {{{}}}]}})", kLabelsSchema, kEntry,
+                   kEntry),
+       "kernels[1]: cub_algorithms.json 'DeviceRadixSortOnesweepKernel' launch 2 is labelled "
+       "twice"},
+      {R"({"schema": "gpulab.outside-labels/2", "kernels": []})",
+       "labels.json: schema: expected \"gpulab.outside-labels/1\""},
+      {R"({"schema": "gpulab.outside-labels/1"})", "labels.json: kernels: expected an array"},
+      {R"({"schema": "gpulab.outside-labels/1", "kernels": [)", "labels.json: not valid JSON"},
+  };
+  for (const auto& [text, message] : cases)
+    EXPECT_NE(parse_error(text).find(message), std::string::npos)
+        << text << "\n  gave: " << parse_error(text) << "\n  wanted: " << message;
+}
+
+TEST(OutsideLabels, AgreementIsTheSameFinding) {
+  EXPECT_TRUE(agrees("uncoalesced-global", "uncoalesced-global"));
+  EXPECT_FALSE(agrees("uncoalesced-global", "memory-bound-at-roof"));
+  EXPECT_FALSE(agrees("uncoalesced-global", ""));
+  EXPECT_TRUE(agrees("none", ""));
+  EXPECT_FALSE(agrees("none", "latency-bound"));
+  EXPECT_TRUE(agrees("too-little-work", ""));
+  EXPECT_TRUE(agrees("too-little-work", "launch-overhead"));
+  EXPECT_FALSE(agrees("too-little-work", "low-occupancy"));
+  EXPECT_FALSE(agrees("launch-overhead", ""));
+}
+
+// A program's report as `gpulab profile` makes it: one variant per kernel function, the profiled
+// launches as its kernels, each with its diagnosis.
+report::Kernel launch(int index, double duration_ns, const std::string& principal) {
+  report::Kernel k;
+  k.launch_index = index;
+  k.metrics["gpu__time_duration.sum"] = duration_ns;
+  k.diagnosis.emplace();
+  if (!principal.empty()) {
+    report::Finding f;
+    f.id = principal;
+    f.score = 0.5;
+    k.diagnosis->findings.push_back(f);
+  }
+  return k;
+}
+
+report::Report program_report() {
+  report::Report r;
+  auto add = [&r](const std::string& name, const std::string& demangled) -> report::Variant& {
+    report::Variant& v = r.variants.emplace_back();
+    v.name = name;
+    v.role = report::Role::function;
+    v.description = demangled;
+    v.totals.emplace().launches = 4;
+    return v;
+  };
+  auto& copy = add("elementwise_kernel<128, 4, copy>",
+                   "void at::native::elementwise_kernel<128, 4, copy_lambda>(int, copy_lambda)");
+  copy.kernels = {launch(0, 200e3, "uncoalesced-global"), launch(1, 90e3, "memory-bound-at-roof")};
+  auto& sum = add("reduce_kernel<512, 1, sum>", "void at::native::reduce_kernel<512, 1, sum>()");
+  sum.kernels = {launch(0, 80e3, "")};
+  auto& fill = add("fill", "void at::native::vectorized_elementwise_kernel<4, fill>(int, fill)");
+  fill.kernels = {launch(0, 2e3, "")};
+  fill.kernels.front().diagnosis.reset();  // profiled, but its counters were refused
+  return r;
+}
+
+LabelEntry entry(const std::string& function, std::optional<int> launch, const std::string& label) {
+  LabelEntry e;
+  e.report = "torch_ops.json";
+  e.function = function;
+  e.launch = launch;
+  e.label = label;
+  return e;
+}
+
+TEST(OutsideLabels, JudgesTheNamedKernel) {
+  const auto r = program_report();
+  // The function as a whole: its longest launch's principal finding.
+  auto v = judge(entry("elementwise_kernel<128, 4, copy", std::nullopt, "uncoalesced-global"), r);
+  EXPECT_TRUE(v.problem.empty()) << v.problem;
+  EXPECT_TRUE(v.agrees);
+  EXPECT_EQ(v.principal, "uncoalesced-global");
+  EXPECT_EQ(v.kernel.rfind("torch_ops.json: ", 0), 0u) << v.kernel;
+  EXPECT_NE(v.kernel.find("elementwise_kernel<128, 4, copy"), std::string::npos) << v.kernel;
+  // One launch of a function that runs two access patterns.
+  v = judge(entry("elementwise_kernel<128, 4, copy", 1, "uncoalesced-global"), r);
+  EXPECT_FALSE(v.agrees);
+  EXPECT_EQ(v.principal, "memory-bound-at-roof");
+  EXPECT_NE(v.kernel.find(" #1"), std::string::npos) << v.kernel;
+  // No finding reads "none".
+  v = judge(entry("reduce_kernel", std::nullopt, "none"), r);
+  EXPECT_TRUE(v.agrees);
+  EXPECT_EQ(v.principal, "none");
+
+  // What cannot be judged says why, and never agrees.
+  const std::map<std::string, std::pair<LabelEntry, std::string>> problems = {
+      {"no match", {entry("softmax", std::nullopt, "none"), "no kernel function"}},
+      {"ambiguous", {entry("at::native::", std::nullopt, "none"), "3 kernel functions match"}},
+      {"launch not profiled",
+       {entry("elementwise_kernel<128", 3, "none"), "launch 3 was not profiled (2 of 4 were)"}},
+      {"no diagnosis", {entry("fill", std::nullopt, "too-little-work"), "no launch of it has"}},
+      {"launch without diagnosis",
+       {entry("fill", 0, "too-little-work"), "launch 0 has no diagnosis"}},
+  };
+  for (const auto& [name, c] : problems) {
+    v = judge(c.first, r);
+    EXPECT_FALSE(v.agrees) << name;
+    EXPECT_NE(v.problem.find(c.second), std::string::npos) << name << ": " << v.problem;
+  }
+}
+
+// The label file is valid even while it is empty, so that the first recorded entries are read by
+// a loader that has already been run on it.
+TEST(OutsideCorpus, LabelFileIsValid) { EXPECT_NO_THROW(load_labels(kCorpusDir + "/labels.json")); }
+
+TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
+  const auto entries = load_labels(kCorpusDir + "/labels.json");
+  if (entries.empty())
+    GTEST_SKIP() << "the outside corpus has no recorded kernels yet (scripts/h200_outside.sh "
+                    "records it)";
+  std::map<std::string, report::Report> reports;
+  report::TextTable table({"kernel", "label", "gpulab", "agrees"}, 4);
+  int agreed = 0;
+  for (const auto& e : entries) {
+    auto it = reports.find(e.report);
+    if (it == reports.end()) {
+      auto r = report::load_report(kCorpusDir + "/" + e.report);
+      report::derive_all(r);
+      report::diagnose_report(r, report::Thresholds());
+      it = reports.emplace(e.report, std::move(r)).first;
+    }
+    const Verdict v = judge(e, it->second);
+    std::string result = "yes";
+    if (!v.problem.empty()) {
+      result = "CANNOT JUDGE: " + v.problem;
+      ADD_FAILURE() << v.kernel << ": " << v.problem;
+    } else if (!v.agrees) {
+      result = "no: " + (e.disagreement.empty() ? std::string("(no reason written down yet)")
+                                                : e.disagreement);
+    }
+    agreed += v.agrees ? 1 : 0;
+    table.add_row({v.kernel, v.label, v.problem.empty() ? v.principal : "-", result});
+  }
+  const double share = static_cast<double>(agreed) / static_cast<double>(entries.size());
+  std::cout << table.render()
+            << fmt::format("agreement: {} of {} kernels ({:.0f}%)\n", agreed, entries.size(),
+                           100 * share);
+  EXPECT_GE(share, 0.9) << "gpulab's principal finding agrees with " << agreed << " of "
+                        << entries.size() << " outside labels; the table above lists each";
+}
+
+}  // namespace
+}  // namespace gpulab::outside

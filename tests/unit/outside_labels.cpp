@@ -1,0 +1,212 @@
+#include "outside_labels.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/diagnosis.hpp"
+#include "reports/errors.hpp"
+#include "reports/input_file.hpp"
+#include "reports/kernel_name.hpp"
+
+namespace gpulab::outside {
+namespace {
+
+using nlohmann::json;
+
+// Every field an entry may have: any other is a typo that would leave a field unread.
+const std::set<std::string>& known_fields() {
+  static const std::set<std::string> fields = {"report",
+                                               "function",
+                                               "launch",
+                                               "label",
+                                               "evidence",
+                                               "reasoning",
+                                               "decided_before_gpulab",
+                                               "disagreement"};
+  return fields;
+}
+
+class EntryReader {
+ public:
+  EntryReader(const json& entry, std::string where) : entry_(entry), where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw UsageError(fmt::format("{}.{}: {}", where_, field, problem));
+  }
+
+  // A required string with something in it: an entry without its evidence or reasoning is an
+  // assertion, not a label.
+  std::string text(const std::string& field) const {
+    if (!entry_.contains(field)) fail(field, "missing");
+    return nonempty(field);
+  }
+
+  std::string optional_text(const std::string& field) const {
+    return entry_.contains(field) ? nonempty(field) : std::string();
+  }
+
+  std::optional<int> optional_index(const std::string& field) const {
+    if (!entry_.contains(field)) return std::nullopt;
+    const json& v = entry_.at(field);
+    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 1'000'000'000)
+      fail(field, "expected a launch index (an integer from 0)");
+    return static_cast<int>(v.get<long long>());
+  }
+
+  bool flag(const std::string& field) const {
+    if (!entry_.contains(field)) fail(field, "missing");
+    if (!entry_.at(field).is_boolean()) fail(field, "expected true or false");
+    return entry_.at(field).get<bool>();
+  }
+
+ private:
+  std::string nonempty(const std::string& field) const {
+    const json& v = entry_.at(field);
+    if (!v.is_string()) fail(field, "expected a string");
+    std::string s = v.get<std::string>();
+    if (s.find_first_not_of(" \t\n") == std::string::npos) fail(field, "empty");
+    return s;
+  }
+
+  const json& entry_;
+  std::string where_;
+};
+
+bool valid_label(const std::string& label) {
+  return label == kNoBottleneck || label == kTooLittleWork || report::find_finding(label);
+}
+
+LabelEntry read_entry(const json& j, const std::string& where) {
+  if (!j.is_object()) throw UsageError(where + ": expected an object");
+  for (const auto& item : j.items())
+    if (!known_fields().count(item.key()))
+      throw UsageError(fmt::format("{}: unknown field '{}'", where, item.key()));
+  const EntryReader r(j, where);
+  LabelEntry e;
+  e.report = r.text("report");
+  // A file of the corpus folder, by name: nothing outside it is a corpus report.
+  if (e.report.find('/') != std::string::npos || e.report.find('\\') != std::string::npos ||
+      e.report.rfind('.', 0) == 0)
+    r.fail("report", fmt::format("'{}' is not a file name in the corpus folder", e.report));
+  e.function = r.text("function");
+  try {
+    std::regex check(e.function);
+  } catch (const std::regex_error& error) {
+    r.fail("function",
+           fmt::format("'{}' is not a regular expression: {}", e.function, error.what()));
+  }
+  e.launch = r.optional_index("launch");
+  e.label = r.text("label");
+  if (!valid_label(e.label))
+    r.fail("label", fmt::format("'{}' is no finding id, '{}' or '{}'", e.label, kNoBottleneck,
+                                kTooLittleWork));
+  e.evidence = r.text("evidence");
+  e.reasoning = r.text("reasoning");
+  // The corpus tests gpulab against labels that did not come from it.
+  if (!r.flag("decided_before_gpulab"))
+    r.fail("decided_before_gpulab",
+           "a label decided after reading gpulab's diagnosis is no outside evidence");
+  e.disagreement = r.optional_text("disagreement");
+  return e;
+}
+
+std::string principal_of(const report::Kernel& k) {
+  return k.diagnosis->findings.empty() ? "" : k.diagnosis->findings.front().id;
+}
+
+// A kernel without a diagnosis had no counters: it has no answer, which is not "none".
+bool has_diagnosis(const report::Kernel& k) { return k.diagnosis.has_value(); }
+
+}  // namespace
+
+std::vector<LabelEntry> parse_labels(const std::string& text, const std::string& where) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    throw UsageError(fmt::format("{}: not valid JSON: {}", where, e.what()));
+  }
+  if (!doc.is_object()) throw UsageError(where + ": expected an object");
+  if (!doc.contains("schema") || doc.at("schema") != kLabelsSchema)
+    throw UsageError(fmt::format("{}: schema: expected \"{}\"", where, kLabelsSchema));
+  if (!doc.contains("kernels") || !doc.at("kernels").is_array())
+    throw UsageError(where + ": kernels: expected an array");
+  std::vector<LabelEntry> entries;
+  std::set<std::tuple<std::string, std::string, int>> seen;
+  for (std::size_t i = 0; i < doc.at("kernels").size(); ++i) {
+    const std::string at = fmt::format("{}: kernels[{}]", where, i);
+    LabelEntry e = read_entry(doc.at("kernels").at(i), at);
+    // One label per kernel: two could say different things and both count.
+    if (!seen.insert({e.report, e.function, e.launch.value_or(-1)}).second)
+      throw UsageError(fmt::format("{}: {} '{}'{} is labelled twice", at, e.report, e.function,
+                                   e.launch ? fmt::format(" launch {}", *e.launch) : ""));
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+std::vector<LabelEntry> load_labels(const std::string& path) {
+  return parse_labels(read_file(path), path);
+}
+
+bool agrees(const std::string& label, const std::string& principal) {
+  if (label == kNoBottleneck) return principal.empty();
+  if (label == kTooLittleWork) return principal.empty() || principal == "launch-overhead";
+  return label == principal;
+}
+
+Verdict judge(const LabelEntry& entry, const report::Report& diagnosed) {
+  Verdict v;
+  v.label = entry.label;
+  v.kernel = fmt::format("{}: /{}/", entry.report, entry.function);
+  const std::regex pattern(entry.function);
+  std::vector<const report::Variant*> matches;
+  for (const auto& variant : diagnosed.variants)
+    if (variant.role == report::Role::function && std::regex_search(variant.description, pattern))
+      matches.push_back(&variant);
+  if (matches.empty()) {
+    v.problem = "no kernel function of the report matches";
+    return v;
+  }
+  if (matches.size() > 1) {
+    v.problem = fmt::format("{} kernel functions match ({}, {}, ...): the pattern must name one",
+                            matches.size(), matches[0]->name, matches[1]->name);
+    return v;
+  }
+  const report::Variant& function = *matches.front();
+  v.kernel = fmt::format("{}: {}", entry.report, report::shown_function(function.description, 60));
+  if (!entry.launch) {
+    if (std::none_of(function.kernels.begin(), function.kernels.end(), has_diagnosis)) {
+      v.problem = "no launch of it has a diagnosis (none was profiled with counters)";
+      return v;
+    }
+    v.principal = report::principal_finding(function);
+  } else {
+    v.kernel += fmt::format(" #{}", *entry.launch);
+    const report::Kernel* launch = nullptr;
+    for (const auto& k : function.kernels)
+      if (k.launch_index == *entry.launch) launch = &k;
+    if (!launch) {
+      v.problem =
+          fmt::format("launch {} was not profiled ({} of {} were)", *entry.launch,
+                      function.kernels.size(), function.totals ? function.totals->launches : 0);
+      return v;
+    }
+    if (!has_diagnosis(*launch)) {
+      v.problem =
+          fmt::format("launch {} has no diagnosis (its counters are missing)", *entry.launch);
+      return v;
+    }
+    v.principal = principal_of(*launch);
+  }
+  v.agrees = agrees(entry.label, v.principal);
+  if (v.principal.empty()) v.principal = kNoBottleneck;
+  return v;
+}
+
+}  // namespace gpulab::outside

@@ -1,0 +1,59 @@
+// The outside corpus's labels (tests/fixtures/outside/labels.json; tests/fixtures/README.md,
+// "The outside corpus", says how an entry is justified): for each library kernel recorded on the
+// H200, the principal bottleneck an engineer decided from ncu's rule output, its counters and the
+// algorithm, before looking at gpulab's diagnosis. This reads and validates that file, finds each
+// labelled kernel in its diagnosed report, and judges gpulab's principal finding against the
+// label. The label is the reference: gpulab is what is being tested.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/report.hpp"
+
+namespace gpulab::outside {
+
+inline constexpr const char* kLabelsSchema = "gpulab.outside-labels/1";
+
+// The labels that are not finding ids: "none", no bottleneck worth a finding (the kernel runs
+// near what its work allows in every respect ncu reports); "too-little-work", the launch is too
+// small or too short for its counters to show a bottleneck (a grid of one block, an init kernel
+// of a few microseconds).
+inline constexpr const char* kNoBottleneck = "none";
+inline constexpr const char* kTooLittleWork = "too-little-work";
+
+struct LabelEntry {
+  std::string report;         // the report's file name, in the corpus folder
+  std::string function;       // ECMAScript regular expression, searched in the demangled name
+  std::optional<int> launch;  // the launch (Kernel::launch_index); absent: the function as a whole
+  std::string label;          // a finding id, "none" or "too-little-work"
+  std::string evidence;       // ncu's first rule message and the counters behind the label
+  std::string reasoning;      // what the algorithm does that makes this the bottleneck
+  std::string disagreement;   // why gpulab's answer differs, once known; empty while it agrees
+};
+
+// Parses a labels document. Throws UsageError naming the place and the problem, e.g.
+// "labels.json: kernels[2].label: 'memory-bound' is no finding id, 'none' or 'too-little-work'":
+// a label file with a typo must not quietly judge fewer kernels.
+std::vector<LabelEntry> parse_labels(const std::string& text, const std::string& where);
+std::vector<LabelEntry> load_labels(const std::string& path);
+
+// Whether gpulab's principal finding (empty: none) says what the label says. "too-little-work"
+// is also what gpulab's launch-overhead finding says: the launch is about as short as its start.
+bool agrees(const std::string& label, const std::string& principal);
+
+struct Verdict {
+  std::string kernel;  // the report, the function's display name, and the launch if named
+  std::string label;
+  std::string principal;  // gpulab's principal finding, "none" when there is none
+  bool agrees = false;
+  std::string problem;  // why the entry could not be judged (no such function, ...); else empty
+};
+
+// Finds the entry's kernel in `diagnosed` (a report after derive_all and diagnose_report) and
+// judges it: the function is the one variant whose demangled name the pattern matches; without a
+// launch, its principal finding (reports/diagnosis.hpp) is compared, with one, that launch's.
+Verdict judge(const LabelEntry& entry, const report::Report& diagnosed);
+
+}  // namespace gpulab::outside
