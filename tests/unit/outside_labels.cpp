@@ -115,8 +115,11 @@ LabelEntry read_entry(const json& j, const std::string& where) {
   return e;
 }
 
-std::string principal_of(const report::Kernel& k) {
-  return k.diagnosis->findings.empty() ? "" : k.diagnosis->findings.front().id;
+// gpulab's answer for one diagnosed launch: its principal finding, "too-little-work" when the
+// walk stopped at the work node, empty for none.
+std::string answer_of(const report::Kernel& k) {
+  if (!k.diagnosis->findings.empty()) return k.diagnosis->findings.front().id;
+  return k.diagnosis->verdict == kTooLittleWork ? kTooLittleWork : "";
 }
 
 // A kernel without a diagnosis had no counters: it has no answer, which is not "none".
@@ -154,10 +157,9 @@ std::vector<LabelEntry> load_labels(const std::string& path) {
   return parse_labels(read_file(path), path);
 }
 
-bool agrees(const std::string& label, const std::string& principal) {
-  if (label == kNoBottleneck) return principal.empty();
-  if (label == kTooLittleWork) return principal.empty() || principal == "launch-overhead";
-  return label == principal;
+bool agrees(const std::string& label, const std::string& answer) {
+  if (label == kNoBottleneck) return answer.empty();
+  return label == answer;
 }
 
 Verdict judge(const LabelEntry& entry, const report::Report& diagnosed) {
@@ -186,6 +188,12 @@ Verdict judge(const LabelEntry& entry, const report::Report& diagnosed) {
       return v;
     }
     v.principal = report::principal_finding(function);
+    // No finding: too little work when every diagnosed launch of it stopped at the work node.
+    if (v.principal.empty() &&
+        std::all_of(function.kernels.begin(), function.kernels.end(), [](const report::Kernel& k) {
+          return !k.diagnosis || k.diagnosis->verdict == kTooLittleWork;
+        }))
+      v.principal = kTooLittleWork;
   } else {
     v.kernel += fmt::format(" #{}", *entry.launch);
     const report::Kernel* launch = nullptr;
@@ -202,7 +210,7 @@ Verdict judge(const LabelEntry& entry, const report::Report& diagnosed) {
           fmt::format("launch {} has no diagnosis (its counters are missing)", *entry.launch);
       return v;
     }
-    v.principal = principal_of(*launch);
+    v.principal = answer_of(*launch);
   }
   v.agrees = agrees(entry.label, v.principal);
   if (v.principal.empty()) v.principal = kNoBottleneck;

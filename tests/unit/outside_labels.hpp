@@ -39,9 +39,10 @@ struct LabelEntry {
 std::vector<LabelEntry> parse_labels(const std::string& text, const std::string& where);
 std::vector<LabelEntry> load_labels(const std::string& path);
 
-// Whether gpulab's principal finding (empty: none) says what the label says. "too-little-work"
-// is also what gpulab's launch-overhead finding says: the launch is about as short as its start.
-bool agrees(const std::string& label, const std::string& principal);
+// Whether gpulab's answer says what the label says: its principal finding, "too-little-work"
+// (the verdict of a short kernel launched a few times, which has no findings), or empty for
+// none.
+bool agrees(const std::string& label, const std::string& answer);
 
 struct Verdict {
   std::string kernel;  // the report, the function's display name, and the launch if named
