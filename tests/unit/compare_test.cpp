@@ -133,6 +133,18 @@ TEST(Compare, FindingsResolvedAndIntroduced) {
   const auto& findings = doc["comparisons"][0]["variants"][0]["findings"];
   EXPECT_EQ(findings["resolved"], nlohmann::json::array({"shared-bank-conflicts"}));
   EXPECT_EQ(findings["introduced"], nlohmann::json::array({"memory-bound-at-roof"}));
+  const auto& principal = doc["comparisons"][0]["variants"][0]["principal"];
+  EXPECT_EQ(principal["a"], "shared-bank-conflicts");
+  EXPECT_EQ(principal["b"], "memory-bound-at-roof");
+}
+
+TEST(Compare, PrincipalFindingsComeBeforeTheCounters) {
+  const auto r = run_cli({"compare", kA, "--variants", "naive,tiled"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto principal =
+      r.out.find("principal finding of naive → tiled: uncoalesced-global → shared-bank-conflicts");
+  ASSERT_NE(principal, std::string::npos) << r.out;
+  EXPECT_LT(principal, r.out.find("dram")) << "before the counter tables";
 }
 
 // The streams fixture recorded on the H200: the serial pinned variant against the overlapped one.

@@ -385,5 +385,35 @@ TEST(DiagnosisJson, TheVariantPrincipalIsInTheReport) {
   EXPECT_EQ(to_json(from_json(json)), json) << "the principal is derived again on reading";
 }
 
+// A profiled program of two functions, the counters picked (not measured): a long uncoalesced
+// copy and a function at 1% of the time, whose launches are summarized in the program's line.
+TEST(DiagnosisText, AProgramSaysItsPrincipalFirstAndSummarizesItsSmallFunctions) {
+  Report program;
+  program.program.emplace().argv = {"/opt/bin/app"};
+  program.device = h200();
+  for (const auto& [name, share, sectors] :
+       {std::tuple{"copy", 0.99, 32e6}, std::tuple{"tiny", 0.01, 4e6}}) {
+    Variant& v = program.variants.emplace_back();
+    v.name = name;
+    v.role = Role::function;
+    v.totals.emplace().share_of_gpu_time = share;
+    v.totals->launches = 3;
+    Case c;
+    c.kernel.name = name;
+    c.kernel.metrics[m::gst_sectors] = sectors;  // 32 sectors per store request: scattered
+    v.kernels.push_back(c.kernel);
+  }
+  derive_all(program);
+  diagnose_report(program, {});
+  EXPECT_FALSE(program.variants[1].kernels[0].diagnosis) << "1% of the program's time";
+  const std::string text = render_diagnosis(program);
+  EXPECT_EQ(text.find("app · principal: uncoalesced-global (copy, 99.0% of the GPU time)\n"
+                      "1 function, 1.0% of the GPU time, not diagnosed"),
+            0u)
+      << text;
+  EXPECT_EQ(text.find("app/tiny"), std::string::npos) << text;
+  EXPECT_EQ(to_json(program)["program"]["principal"]["where"], "copy");
+}
+
 }  // namespace
 }  // namespace gpulab::report
