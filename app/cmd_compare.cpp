@@ -65,16 +65,13 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
   return cmd;
 }
 
-int run_compare(const CompareOptions& options, Io& io) {
+std::vector<report::Comparison> comparisons_of(const CompareOptions& options) {
   report::CompareOptions compare_options;
   if (!options.metrics.empty()) compare_options.metrics = compare_metric_names(options.metrics);
   if (!options.variants.empty() && options.files.size() != 1)
     throw UsageError("--variants compares two variants of ONE report; give one file");
   if (options.variants.empty() && options.files.size() < 2)
     throw UsageError("compare needs two or more reports, or one report and --variants A,B");
-
-  if (!options.json_path.empty()) check_writable(options.json_path);
-  if (!options.html_path.empty()) check_writable(options.html_path);
 
   std::vector<report::Report> reports;
   for (const auto& file : options.files) {
@@ -94,7 +91,27 @@ int run_compare(const CompareOptions& options, Io& io) {
       comparisons.push_back(report::compare_reports(reports[0], reports[i], options.files[0],
                                                     options.files[i], compare_options));
   }
+  return comparisons;
+}
 
+void print_comparisons(const std::vector<report::Comparison>& comparisons,
+                       const std::string& format, Io& io) {
+  if (format == "json") {
+    io.out << report::comparison_json(comparisons).dump(2) << "\n";
+  } else if (format == "csv") {
+    io.out << report::comparison_csv(comparisons);
+  } else {
+    const auto style = text_style(format, io);
+    io.out << (comparisons.size() == 1 ? report::render_comparison(comparisons[0], style)
+                                       : report::render_comparison_table(comparisons, style));
+  }
+}
+
+int run_compare(const CompareOptions& options, Io& io) {
+  // Before the reports are read: a bad output path is refused first, and nothing is half-done.
+  if (!options.json_path.empty()) check_writable(options.json_path);
+  if (!options.html_path.empty()) check_writable(options.html_path);
+  const auto comparisons = comparisons_of(options);
   if (!options.json_path.empty())
     write_file_atomically(options.json_path, report::comparison_json(comparisons).dump(2) + "\n");
   if (!options.html_path.empty()) {
@@ -103,17 +120,7 @@ int run_compare(const CompareOptions& options, Io& io) {
     page.generator = fmt::format("gpulab {} ({})", kVersion, kGitSha);
     write_file_atomically(options.html_path, report::render_html(comparisons, page));
   }
-  if (options.format == "json") {
-    io.out << report::comparison_json(comparisons).dump(2) << "\n";
-  } else if (options.format == "csv") {
-    io.out << report::comparison_csv(comparisons);
-  } else {
-    report::Style style;
-    style.table = options.format == "markdown" ? report::TableStyle::markdown : report::TableStyle::text;
-    style.color = io.color && options.format == "text";
-    io.out << (comparisons.size() == 1 ? report::render_comparison(comparisons[0], style)
-                                       : report::render_comparison_table(comparisons, style));
-  }
+  print_comparisons(comparisons, options.format, io);
 
   if (!options.fail_on_regression) return 0;
   int code = 0;

@@ -90,14 +90,19 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
   session.remember(report);
   if (!json_path.empty()) report::save_report(json_path, report);
 
-  if (run.format == "json") {
+  print_diagnosis(report, run.format, io, run.all_findings);
+  return exit_code_of(report);
+}
+
+void print_diagnosis(const report::Report& report, const std::string& format, Io& io,
+                     bool all_findings) {
+  if (format == "json") {
     io.out << report::to_json(report).dump(2) << "\n";
-  } else if (run.format == "csv") {
+  } else if (format == "csv") {
     io.out << report::findings_csv(report);
   } else {
-    io.out << report::render_diagnosis(report, text_style(run.format, io, run.all_findings));
+    io.out << report::render_diagnosis(report, text_style(format, io, all_findings));
   }
-  return exit_code_of(report);
 }
 
 }  // namespace gpulab::app

@@ -11,6 +11,7 @@
 
 #include "app/cli.hpp"
 #include "app/lab_runner.hpp"
+#include "reports/compare.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/style.hpp"
 
@@ -86,6 +87,9 @@ struct DiagnoseOptions {
 CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options);
 int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
                  const std::vector<std::string>& argv);
+// A diagnosed report as diagnose prints it in a --format.
+void print_diagnosis(const report::Report& report, const std::string& format, Io& io,
+                     bool all_findings = false);
 
 struct CompleteOptions {
   std::vector<std::string> words;
@@ -121,6 +125,11 @@ struct CompareOptions {
 };
 CLI::App* add_compare(CLI::App& root, CompareOptions& options);
 int run_compare(const CompareOptions& options, Io& io);
+// compare's two halves: the comparisons the options ask for (the reports read and diagnosed),
+// and printing them in a --format.
+std::vector<report::Comparison> comparisons_of(const CompareOptions& options);
+void print_comparisons(const std::vector<report::Comparison>& comparisons,
+                       const std::string& format, Io& io);
 
 struct ReportOptions {
   std::vector<std::string> files;

@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -31,10 +30,17 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
     throw cannot("it is a directory");
   }
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) throw too_large();
+  // Read straight into the text: a regular file in one piece of its size (and one byte more,
+  // to see the end or a file that grew), a pipe, a device or a file of no stated size (/proc)
+  // in pieces of 64 KiB.
+  const std::size_t piece = S_ISREG(st.st_mode) && st.st_size > 0
+                                ? static_cast<std::size_t>(st.st_size) + 1
+                                : std::size_t{1} << 16;
   std::string text;
-  std::vector<char> buffer(std::size_t{1} << 16);
+  std::size_t used = 0;
   for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (used == text.size()) text.resize(used + piece);
+    const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const std::string why = std::strerror(errno);
@@ -42,10 +48,11 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
       throw cannot(why);
     }
     if (n == 0) break;
-    if (text.size() + static_cast<std::size_t>(n) > max_bytes) throw too_large();
-    text.append(buffer.data(), static_cast<std::size_t>(n));
+    used += static_cast<std::size_t>(n);
+    if (used > max_bytes) throw too_large();
   }
   ::close(fd);
+  text.resize(used);
   return text;
 }
 

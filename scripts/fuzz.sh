@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz; the `sanitize` preset: clang, ASan, UBSan, in
 # build-sanitize/), makes their seed corpora from the reports in tests/fixtures, and runs each
-# target for SECONDS (default 60). Stops at the first crash, with the input that caused it in
+# target for SECONDS (default 60), or for N executions with --runs N (the offline runs of a
+# million). Stops at the first crash, with the input that caused it in
 # build-sanitize/fuzz/crashes/ (rerun one: build-sanitize/tests/fuzz/gpulab_fuzz_TARGET FILE).
 # What a run adds to the corpora stays in build-sanitize/fuzz/corpus/ for the next run.
-#   bash scripts/fuzz.sh [SECONDS] [TARGET...]
+#   bash scripts/fuzz.sh [SECONDS | --runs N] [TARGET...]
 # TARGET: report_loader, diagnose_report, compare, cli_params (default: all four, in turn).
 # Extra cmake arguments go in GPULAB_CMAKE_ARGS (e.g. -DCMAKE_CXX_COMPILER_LAUNCHER=ccache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
-seconds=${1:-60}
-shift || true
+limit=(-max_total_time="${1:-60}")
+what="${1:-60} s"
+if [ "${1:-}" = --runs ]; then
+  limit=(-runs="$2")
+  what="at most $2 executions"
+  shift 2
+else
+  shift || true
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(report_loader diagnose_report compare cli_params)
 
@@ -24,17 +32,23 @@ cmake --build $build --target "${targets[@]/#/gpulab_fuzz_}"
 fixtures=(tests/fixtures/*.json tests/fixtures/labs/*.json tests/fixtures/ncu/*.json)
 nul() { printf '\0'; }
 
-# Seeds, made afresh from the fixtures: each report whole and cut down to each of its variants
-# alone (small inputs mutate faster, and every variant's shape is in the corpus).
+# Seeds, made afresh from the fixtures: each report cut down to its first and last variants,
+# and to each of its variants alone; in each variant its first two kernels and the first 16
+# activities of its timeline. Every field and every variant's shape is in the corpus, and the
+# inputs stay small: an execution's cost grows with the report (JSON read, diagnosed and printed
+# under the sanitizers), and a whole fixture (up to 400 kB: 200 kernel launches) takes many
+# times as long as one variant while it only repeats the same structure.
+small='.variants |= map(.kernels |= .[:2] | if .timeline then .timeline.activities |= .[:16] else . end)'
 make_seeds() {
   local s=$work/seeds f name n i line
   rm -rf "$s"
   mkdir -p "$s"/{reports,report_loader,diagnose_report,compare,cli_params}
   for f in "${fixtures[@]}"; do
     name=$(basename "$(dirname "$f")")-$(basename "$f" .json)
-    jq -c . "$f" >"$s/reports/$name.json"
+    jq -c "$small"' | .variants |= (if length > 1 then [first, last] else . end)' "$f" \
+        >"$s/reports/$name.json"
     i=0
-    jq -c '. as $r | range(.variants | length) as $i | $r | .variants |= [.[$i]]' "$f" |
+    jq -c "$small"' | . as $r | range(.variants | length) as $i | $r | .variants |= [.[$i]]' "$f" |
         while IFS= read -r line; do
           printf '%s\n' "$line" >"$s/reports/$name.v$i.json"
           i=$((i + 1))
@@ -102,9 +116,10 @@ for t in "${targets[@]}"; do
   [ "$t" = cli_params ] && dict=$work/dict/cli_params.dict
   mkdir -p "$work/corpus/$t"
   log=$work/$t.log
-  echo "== fuzz $t: $seconds s"
+  echo "== fuzz $t: $what"
+  start=$SECONDS
   # -timeout: an input that takes this long (seconds) is reported as a hang.
-  if "$build/tests/fuzz/gpulab_fuzz_$t" -max_total_time="$seconds" -timeout=30 \
+  if "$build/tests/fuzz/gpulab_fuzz_$t" "${limit[@]}" -timeout=30 \
       -dict="$dict" -artifact_prefix="$work/crashes/$t-" -print_final_stats=1 \
       "$work/corpus/$t" "$work/seeds/$t" >"$log" 2>&1; then
     result=ok
@@ -114,7 +129,7 @@ for t in "${targets[@]}"; do
     tail -40 "$log"
   fi
   runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
-  summary+=("fuzz $t: $result, $runs executions in $seconds s")
+  summary+=("fuzz $t: $result, $runs executions in $((SECONDS - start)) s")
 done
 printf '%s\n' "${summary[@]}"
 exit $status

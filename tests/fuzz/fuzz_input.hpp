@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/command_line.hpp"
+#include "app/commands.hpp"
 #include "reports/errors.hpp"
 
 namespace gpulab::fuzz {
@@ -102,6 +104,16 @@ class Cli {
       std::abort();
     }
     return code;
+  }
+
+  // The report the last command left in the session (diagnose's: diagnosed).
+  const report::Report& last_report() const { return session_.last_report().value(); }
+
+  // The Io the commands print to, emptied: for printing a result again in another format.
+  app::Io& fresh_io() {
+    out_.str("");
+    err_.str("");
+    return io_;
   }
 
  private:
