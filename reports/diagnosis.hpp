@@ -107,6 +107,10 @@ bool has_diagnosis(const Report& report);
 // profiled program, whose variants are its functions). Empty when durations are unknown.
 std::optional<double> function_share(const Variant& variant, const Kernel& kernel);
 
+// The diagnosed launches of a variant grouped by function, in the order of their first launch,
+// each group's longest launch (by profiled duration) first: the launch that speaks for it.
+std::vector<std::vector<const Kernel*>> diagnosed_functions(const Variant& variant);
+
 // Where the principal finding of a variant, or of a program, comes from.
 struct Principal {
   std::string finding;  // its id; empty when nothing was found

@@ -99,26 +99,34 @@ bool has_diagnosis(const Report& report) {
                      [](const Variant& v) { return has_diagnosis(v); });
 }
 
+std::vector<std::vector<const Kernel*>> diagnosed_functions(const Variant& variant) {
+  std::vector<std::vector<const Kernel*>> groups;
+  for (const auto& k : variant.kernels) {
+    if (!k.diagnosis) continue;
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return function_key(*g.front()) == function_key(k);
+    });
+    if (same == groups.end()) {
+      groups.push_back({&k});
+    } else {
+      same->push_back(&k);
+      if (duration_of(k) > duration_of(*same->front())) std::swap(same->front(), same->back());
+    }
+  }
+  return groups;
+}
+
 Principal variant_principal(const Variant& variant) {
   Principal best;
   if (variant.timeline && variant.timeline->diagnosis &&
       !variant.timeline->diagnosis->findings.empty())
     consider(best, variant.timeline->diagnosis->findings.front(), "timeline", 1.0);
-  // Each function speaks through its longest diagnosed launch, in the order of first launch.
-  std::vector<const Kernel*> longest;
-  for (const auto& k : variant.kernels) {
-    if (!k.diagnosis) continue;
-    auto same = std::find_if(longest.begin(), longest.end(),
-                             [&](const Kernel* l) { return function_key(*l) == function_key(k); });
-    if (same == longest.end())
-      longest.push_back(&k);
-    else if (duration_of(k) > duration_of(**same))
-      *same = &k;
+  for (const auto& launches : diagnosed_functions(variant)) {
+    const Kernel& k = *launches.front();
+    if (!k.diagnosis->findings.empty())
+      consider(best, k.diagnosis->findings.front(), k.name,
+               variant.totals ? 1.0 : function_share(variant, k).value_or(1.0));
   }
-  for (const Kernel* k : longest)
-    if (!k->diagnosis->findings.empty())
-      consider(best, k->diagnosis->findings.front(), k->name,
-               variant.totals ? 1.0 : function_share(variant, *k).value_or(1.0));
   return best;
 }
 

@@ -140,45 +140,19 @@ std::string undiagnosed_text(const Undiagnosed& u, const char* what, const char*
       u.functions, what, u.functions == 1 ? "" : "s", share_text(u.share), names, how);
 }
 
-// A function launched several times is shown through its longest diagnosed launch; the others
-// are counted with their principal findings.
-std::string other_launches_text(const std::vector<const Kernel*>& launches, const Kernel& shown_one,
-                                const Style& style) {
+// A function launched several times is shown through its longest diagnosed launch (the first);
+// the others are counted with their principal findings.
+std::string other_launches_text(const std::vector<const Kernel*>& launches, const Style& style) {
   std::map<std::string, int> principals;
-  for (const Kernel* k : launches)
-    if (k != &shown_one)
-      ++principals[k->diagnosis->findings.empty() ? "none" : k->diagnosis->findings.front().id];
+  for (std::size_t i = 1; i < launches.size(); ++i) {
+    const Diagnosis& d = *launches[i]->diagnosis;
+    ++principals[d.findings.empty() ? "none" : d.findings.front().id];
+  }
   std::string list;
   for (const auto& [id, n] : principals)
     list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", shown(id, style), n);
   return fmt::format("{} more diagnosed launch{} of this function, principal findings: {}\n",
                      launches.size() - 1, launches.size() == 2 ? "" : "es", list);
-}
-
-std::vector<std::vector<const Kernel*>> diagnosed_by_function(const Variant& v) {
-  std::vector<std::vector<const Kernel*>> groups;
-  for (const auto& k : v.kernels) {
-    if (!k.diagnosis) continue;
-    auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
-      return g.front()->mangled_name == k.mangled_name && g.front()->function == k.function &&
-             g.front()->name == k.name;
-    });
-    if (same == groups.end())
-      groups.push_back({&k});
-    else
-      same->push_back(&k);
-  }
-  return groups;
-}
-
-const Kernel& longest_of(const std::vector<const Kernel*>& launches) {
-  const auto duration = [](const Kernel* k) {
-    auto it = k->metrics.find(metrics::name::duration);
-    return it == k->metrics.end() ? 0.0 : it->second;
-  };
-  return **std::max_element(
-      launches.begin(), launches.end(),
-      [&](const Kernel* a, const Kernel* b) { return duration(a) < duration(b); });
 }
 
 std::string variant_text(const Report& report, const Variant& v, const Style& style) {
@@ -187,7 +161,7 @@ std::string variant_text(const Report& report, const Variant& v, const Style& st
   std::string out;
   const auto add = [&](const std::string& block) { out += (out.empty() ? "" : "\n") + block; };
   const bool timeline = v.timeline && v.timeline->diagnosis;
-  const auto groups = diagnosed_by_function(v);
+  const auto groups = diagnosed_functions(v);
   // With one diagnosed function and nothing else, its heading already names the principal.
   const Undiagnosed small = undiagnosed_kernels(v);
   if (groups.size() + (timeline ? 1 : 0) > 1 || (!groups.empty() && small.functions > 0)) {
@@ -197,10 +171,10 @@ std::string variant_text(const Report& report, const Variant& v, const Style& st
   }
   if (timeline) add(diagnosis_block(where + " · timeline", *v.timeline->diagnosis, style));
   for (const auto& launches : groups) {
-    const Kernel& k = longest_of(launches);
+    const Kernel& k = *launches.front();
     std::string block = diagnosis_block(
         where + " · " + shown(kernel_heading(k.name, k.function), style), *k.diagnosis, style);
-    if (launches.size() > 1) block += other_launches_text(launches, k, style);
+    if (launches.size() > 1) block += other_launches_text(launches, style);
     add(block);
   }
   if (timeline || !groups.empty()) return out;
@@ -232,7 +206,7 @@ std::string render_diagnosis(const Report& report, const Style& style) {
     add(fmt::format("{}{} · principal: {}\n", markdown ? "# " : "", shown(report.subject(), style),
                     principal_text(program_principal(report), true, style)) +
         undiagnosed_text(undiagnosed_functions(report), "function",
-                         "gpulab diagnose --report FILE --kernel NAME diagnoses one", style));
+                         "--kernel diagnoses them whatever their share", style));
   }
   for (const auto& v : report.variants) add(variant_text(report, v, style));
   return out;

@@ -415,5 +415,30 @@ TEST(DiagnosisText, AProgramSaysItsPrincipalFirstAndSummarizesItsSmallFunctions)
   EXPECT_EQ(to_json(program)["program"]["principal"]["where"], "copy");
 }
 
+TEST(DiagnosisText, AFunctionLaunchedSeveralTimesIsShownThroughItsLongestLaunch) {
+  Report r;
+  r.lab.name = "lab";
+  r.device = h200();
+  Variant& v = r.variants.emplace_back();
+  v.name = "v";
+  for (double ns : {20e3, 50e3, 30e3}) {
+    Case c;
+    c.kernel.name = "step";
+    c.kernel.metrics[m::duration] = ns;
+    v.kernels.push_back(c.kernel);
+  }
+  derive_all(r);
+  diagnose_report(r, {});
+  const auto groups = diagnosed_functions(v);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].size(), 3u);
+  EXPECT_EQ(groups[0].front()->metrics.at(m::duration), 50e3) << "the longest speaks for it";
+  const std::string text = render_diagnosis(r);
+  EXPECT_EQ(text.find("lab/v · step · verdict"), text.rfind("lab/v · step · verdict")) << text;
+  EXPECT_NE(text.find("2 more diagnosed launches of this function, principal findings: none x2"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace gpulab::report
