@@ -13,6 +13,7 @@
 #include "reports/diagnosis_walk.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/occupancy_limit.hpp"
+#include "reports/units.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -177,14 +178,16 @@ std::function<Outcome(const Probe&)> stall_share(const char* reason, const char*
 std::string occupancy_detail(const StaticAttributes& a, const DeviceInfo* device, double achieved) {
   const auto limit = device ? occupancy_limit(a, *device) : std::nullopt;
   if (!limit) return "";
-  const double theoretical = static_cast<double>(limit->warps_per_sm) / limit->max_warps_per_sm;
+  if (limit->limiter == OccupancyLimiter::grid)
+    return fmt::format("limited by {} ({} of the GPU's warp slots at most)", limit->sentence,
+                       units::percent(limit->theoretical));
   if (limit->warps_per_sm >= limit->max_warps_per_sm)
     return fmt::format(
         "no static limit: {} resident blocks per SM fill its {} warps, yet {:.0f}% of them are "
         "busy on average: blocks finish unevenly, or too few are launched to refill the SMs",
         limit->blocks_per_sm, limit->max_warps_per_sm, 100 * achieved);
   return fmt::format("limited by {} ({} of {} warps, {:.0f}% theoretical)", limit->sentence,
-                     limit->warps_per_sm, limit->max_warps_per_sm, 100 * theoretical);
+                     limit->warps_per_sm, limit->max_warps_per_sm, 100 * limit->theoretical);
 }
 
 // Few warps matter only when the kernel waits: a kernel that keeps DRAM or an SM pipe near its

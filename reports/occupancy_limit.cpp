@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/units.hpp"
+
 namespace gpulab::report {
 namespace {
 
@@ -97,7 +99,8 @@ std::optional<OccupancyLimit> occupancy_limit(const StaticAttributes& a, const D
           fmt::format("registers: {} per thread allow {}", a.registers_per_thread, blocks);
       break;
     case OccupancyLimiter::shared_memory:
-      out.sentence = fmt::format("shared memory: {} bytes per block allow {}", shared, blocks);
+      out.sentence = fmt::format("shared memory: {} per block allow {}",
+                                 units::bytes(static_cast<double>(shared)), blocks);
       break;
     case OccupancyLimiter::grid:
       break;
@@ -114,6 +117,11 @@ std::optional<OccupancyLimit> occupancy_limit(const StaticAttributes& a, const D
                                a.grid_blocks == 1 ? "" : "s", d.sm_count, resident);
   }
   out.warps_per_sm = std::min(d.max_warps_per_sm, out.blocks_per_sm * warps_per_block);
+  out.theoretical = static_cast<double>(out.warps_per_sm) / d.max_warps_per_sm;
+  // A small grid fills some SMs and leaves the others empty: its share is of the whole GPU.
+  if (out.limiter == OccupancyLimiter::grid)
+    out.theoretical = static_cast<double>(a.grid_blocks * warps_per_block) /
+                      (static_cast<double>(d.sm_count) * d.max_warps_per_sm);
   return out;
 }
 

@@ -18,6 +18,7 @@ struct OccupancyLimit {
   int blocks_per_sm = 0;  // resident blocks per SM the limiter allows
   int warps_per_sm = 0;   // the warps those blocks hold
   int max_warps_per_sm = 0;
+  double theoretical = 0;  // the share of the GPU's warp slots the launch can fill at once
   std::string sentence;  // e.g. "registers: 128 per thread allow 2 blocks of 256 threads per SM"
 };
 

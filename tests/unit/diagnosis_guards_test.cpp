@@ -303,6 +303,7 @@ TEST(OccupancyLimit, NamesTheResourceThatBinds) {
 
   l = occupancy_limit(launch(1024, 16, 0, 1), h200());
   EXPECT_EQ(l->limiter, OccupancyLimiter::grid);
+  EXPECT_NEAR(l->theoretical, 32.0 / (132 * 64), 1e-12) << "32 warps on one SM of 132";
   EXPECT_NE(l->sentence.find("grid: 1 block for 132 SMs"), std::string::npos) << l->sentence;
 }
 
