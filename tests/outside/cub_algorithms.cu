@@ -48,9 +48,9 @@ void radix_sort_keys() {
   const auto keys = outside::random_words(kN, 1);
   DeviceBuffer<std::uint32_t> in(keys), out(kN);
   std::size_t bytes = 0;
-  OUTSIDE_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in.get(), out.get(), kN));
+  APP_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in.get(), out.get(), kN));
   TempStorage temp(bytes);
-  OUTSIDE_CUDA(cub::DeviceRadixSort::SortKeys(temp.get(), temp.bytes(), in.get(), out.get(), kN));
+  APP_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(), temp.bytes(), in.get(), out.get(), kN));
   end_step();
   check_sorted_keys(step, keys, out.download());
 }
@@ -67,12 +67,11 @@ void radix_sort_pairs() {
   DeviceBuffer<float> keys_in(keys), keys_out(n);
   DeviceBuffer<std::uint32_t> values_in(positions), values_out(n);
   std::size_t bytes = 0;
-  OUTSIDE_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in.get(), keys_out.get(),
-                                               values_in.get(), values_out.get(), n));
+  APP_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in.get(), keys_out.get(),
+                                            values_in.get(), values_out.get(), n));
   TempStorage temp(bytes);
-  OUTSIDE_CUDA(cub::DeviceRadixSort::SortPairs(temp.get(), temp.bytes(), keys_in.get(),
-                                               keys_out.get(), values_in.get(), values_out.get(),
-                                               n));
+  APP_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), temp.bytes(), keys_in.get(), keys_out.get(),
+                                            values_in.get(), values_out.get(), n));
   end_step();
   const auto sorted = keys_out.download();
   const auto from = values_out.download();
@@ -94,9 +93,9 @@ void inclusive_scan() {
   for (auto& v : values) v = 1 + static_cast<int>(r.below(15));
   DeviceBuffer<int> in(values), out(kN);
   std::size_t bytes = 0;
-  OUTSIDE_CUDA(cub::DeviceScan::InclusiveSum(nullptr, bytes, in.get(), out.get(), kN));
+  APP_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in.get(), out.get(), kN));
   TempStorage temp(bytes);
-  OUTSIDE_CUDA(cub::DeviceScan::InclusiveSum(temp.get(), temp.bytes(), in.get(), out.get(), kN));
+  APP_CHECK(cub::DeviceScan::InclusiveSum(temp.get(), temp.bytes(), in.get(), out.get(), kN));
   end_step();
   const auto scanned = out.download();
   int running = 0;
@@ -112,11 +111,11 @@ void histogram(const char* step, const std::vector<int>& samples) {
   begin_step(step);
   DeviceBuffer<int> in(samples), counts(kBins);
   std::size_t bytes = 0;
-  OUTSIDE_CUDA(cub::DeviceHistogram::HistogramEven(nullptr, bytes, in.get(), counts.get(),
-                                                   kBins + 1, 0, kBins, samples.size()));
+  APP_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, bytes, in.get(), counts.get(), kBins + 1,
+                                                0, kBins, samples.size()));
   TempStorage temp(bytes);
-  OUTSIDE_CUDA(cub::DeviceHistogram::HistogramEven(temp.get(), temp.bytes(), in.get(), counts.get(),
-                                                   kBins + 1, 0, kBins, samples.size()));
+  APP_CHECK(cub::DeviceHistogram::HistogramEven(temp.get(), temp.bytes(), in.get(), counts.get(),
+                                                kBins + 1, 0, kBins, samples.size()));
   end_step();
   std::vector<int> expected(kBins, 0);
   for (int s : samples) ++expected[s];
@@ -145,9 +144,9 @@ void reduce_sum() {
   const auto values = outside::random_floats(kN, 6);
   DeviceBuffer<float> in(values), out(1);
   std::size_t bytes = 0;
-  OUTSIDE_CUDA(cub::DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), kN));
+  APP_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), kN));
   TempStorage temp(bytes);
-  OUTSIDE_CUDA(cub::DeviceReduce::Sum(temp.get(), temp.bytes(), in.get(), out.get(), kN));
+  APP_CHECK(cub::DeviceReduce::Sum(temp.get(), temp.bytes(), in.get(), out.get(), kN));
   end_step();
   double sum = 0, magnitude = 0;
   for (float v : values) {
@@ -165,9 +164,9 @@ void reduce_max() {
   const auto values = outside::random_floats(kN, 7);
   DeviceBuffer<float> in(values), out(1);
   std::size_t bytes = 0;
-  OUTSIDE_CUDA(cub::DeviceReduce::Max(nullptr, bytes, in.get(), out.get(), kN));
+  APP_CHECK(cub::DeviceReduce::Max(nullptr, bytes, in.get(), out.get(), kN));
   TempStorage temp(bytes);
-  OUTSIDE_CUDA(cub::DeviceReduce::Max(temp.get(), temp.bytes(), in.get(), out.get(), kN));
+  APP_CHECK(cub::DeviceReduce::Max(temp.get(), temp.bytes(), in.get(), out.get(), kN));
   end_step();
   expect(out.download_one(0) == *std::max_element(values.begin(), values.end()), step,
          "the maximum differs from the host's");
@@ -187,11 +186,10 @@ void select_if() {
   DeviceBuffer<std::int64_t> selected(1);
   const Above keep{0.5f};
   std::size_t bytes = 0;
-  OUTSIDE_CUDA(
-      cub::DeviceSelect::If(nullptr, bytes, in.get(), out.get(), selected.get(), kN, keep));
+  APP_CHECK(cub::DeviceSelect::If(nullptr, bytes, in.get(), out.get(), selected.get(), kN, keep));
   TempStorage temp(bytes);
-  OUTSIDE_CUDA(cub::DeviceSelect::If(temp.get(), temp.bytes(), in.get(), out.get(), selected.get(),
-                                     kN, keep));
+  APP_CHECK(cub::DeviceSelect::If(temp.get(), temp.bytes(), in.get(), out.get(), selected.get(), kN,
+                                  keep));
   end_step();
   std::vector<float> expected;
   for (float v : values)

@@ -9,17 +9,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include <cuda_runtime.h>
-
-#define OUTSIDE_CUDA(call)                                               \
-  do {                                                                   \
-    const cudaError_t outside_status_ = (call);                          \
-    if (outside_status_ != cudaSuccess) {                                \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(outside_status_));                 \
-      std::exit(90);                                                     \
-    }                                                                    \
-  } while (0)
+// CUDA calls are checked as the profile test programs check theirs: exit 90 on an error.
+#include "../apps/app_check.cuh"
 
 namespace outside {
 
@@ -33,8 +24,8 @@ inline void begin_step(const char* name) {
 // Waits for the step's kernels, so that an asynchronous fault is reported by the step that
 // caused it and the result is complete before it is checked.
 inline void end_step() {
-  OUTSIDE_CUDA(cudaGetLastError());
-  OUTSIDE_CUDA(cudaDeviceSynchronize());
+  APP_CHECK(cudaGetLastError());
+  APP_CHECK(cudaDeviceSynchronize());
 }
 
 // A wrong result ends the program with status 91, naming the step and what was wrong.
@@ -48,7 +39,7 @@ template <typename T>
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(std::size_t count) : count_(count) {
-    OUTSIDE_CUDA(cudaMalloc(&data_, count * sizeof(T)));
+    APP_CHECK(cudaMalloc(&data_, count * sizeof(T)));
   }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
   ~DeviceBuffer() {
@@ -64,16 +55,16 @@ class DeviceBuffer {
   std::size_t size() const { return count_; }
 
   void upload(const std::vector<T>& host) {
-    OUTSIDE_CUDA(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
+    APP_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);
-    OUTSIDE_CUDA(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
+    APP_CHECK(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
     return host;
   }
   T download_one(std::size_t index) const {
     T value;
-    OUTSIDE_CUDA(cudaMemcpy(&value, data_ + index, sizeof(T), cudaMemcpyDeviceToHost));
+    APP_CHECK(cudaMemcpy(&value, data_ + index, sizeof(T), cudaMemcpyDeviceToHost));
     return value;
   }
 
@@ -125,7 +116,7 @@ inline std::vector<std::uint32_t> random_words(std::size_t n, std::uint64_t seed
 class TempStorage {
  public:
   explicit TempStorage(std::size_t bytes) : bytes_(bytes) {
-    OUTSIDE_CUDA(cudaMalloc(&data_, bytes_ > 0 ? bytes_ : 1));
+    APP_CHECK(cudaMalloc(&data_, bytes_ > 0 ? bytes_ : 1));
   }
   ~TempStorage() {
     if (data_) {
