@@ -24,6 +24,7 @@
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/occupancy_limit.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
 #include "reports/report_json.hpp"
@@ -236,6 +237,7 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   } catch (const Error& e) {
     report.warnings.push_back(fmt::format("the device could not be described: {}", e.what()));
   }
+  report::complete_occupancy(report);
   if (report.program->processes.empty() && end.exit_code)
     report.warnings.push_back(
         "the program made no CUDA driver call that loads the injection "

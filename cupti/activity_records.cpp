@@ -128,8 +128,12 @@ void collect(const CUpti_Activity& record, Collected& out) {
       const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
       // The name belongs to CUPTI; demangling waits until the trace is assembled.
       if (auto* r = add_interval(out, ActivityKind::kernel, k.name ? k.name : "(unnamed)",
-                                 k.streamId, k.start, k.end))
+                                 k.streamId, k.start, k.end)) {
         r->correlation_id = k.correlationId;
+        r->registers_per_thread = k.registersPerThread;
+        r->static_shared_bytes = k.staticSharedMemory;
+        r->local_bytes_per_thread = k.localMemoryPerThread;
+      }
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {

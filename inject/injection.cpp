@@ -203,6 +203,13 @@ void Injection::read_attributes(CUfunction function, RecordedLaunch& r) const {
   int registers = 0, local = 0, shared = 0, blocks = 0, max_threads = 0;
   CUdevice device = 0;
   const int block_threads = static_cast<int>(r.block[0] * r.block[1] * r.block[2]);
+  // Since CUDA 12 the runtime and libraries loaded through cuLibraryLoad launch CUkernel handles
+  // cast to CUfunction; the attribute calls want the context's CUfunction of that kernel.
+  if (CUfunction resolved = nullptr;
+      cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function) != CUDA_SUCCESS &&
+      cuKernelGetFunction(&resolved, reinterpret_cast<CUkernel>(function)) == CUDA_SUCCESS &&
+      resolved)
+    function = resolved;
   if (cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function) != CUDA_SUCCESS ||
       cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function) != CUDA_SUCCESS ||
       cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) != CUDA_SUCCESS)
@@ -342,8 +349,9 @@ void Injection::on_activities(cupti::Collected&& got) {
   std::string lines;
   for (const auto& t : got.records) {
     if (t.activity.kind == report::ActivityKind::kernel)
-      lines += report::to_line(
-          report::RecordedKernelTime{pid, t.correlation_id, t.start, t.end, t.activity.stream});
+      lines += report::to_line(report::RecordedKernelTime{
+          pid, t.correlation_id, t.start, t.end, t.activity.stream, t.registers_per_thread,
+          t.static_shared_bytes, t.local_bytes_per_thread});
     if (config_.mode == "trace") lines += report::to_line(pid, t);
   }
   if (config_.mode == "trace") lines += report::to_line(pid, got.counts);

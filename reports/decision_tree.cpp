@@ -202,7 +202,9 @@ Outcome occupancy(const Probe& p) {
   std::vector<Evidence> ev{against(p, d::achieved_occupancy, achieved, "<=", t),
                            against(p, m::dram_pct, dram, "<", "memory_bound.dram_pct"),
                            against(p, m::sm_pct, sm, "<", "compute_bound.sm_pct")};
-  if (attributes.block_threads > 0)
+  // Known when the driver was asked, or the kernel's resources were recorded: a library kernel
+  // whose launch gpulab did not see has none to show.
+  if (attributes.theoretical_occupancy > 0)
     ev.push_back(evidence("theoretical_occupancy", attributes.theoretical_occupancy));
   if (!achieved) return not_measured(ev);
   const bool near_roof = dram.value_or(0) >= p.threshold("memory_bound.dram_pct") ||

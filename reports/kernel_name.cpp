@@ -60,10 +60,13 @@ std::string display_name(const std::string& demangled) {
   return without_own_namespaces(without_return_type(without_parameters(demangled)));
 }
 
+std::string shortened(const std::string& name, std::size_t width) {
+  if (width == 0 || name.size() <= width) return name;  // kernel names are ASCII
+  return name.substr(0, width - 1) + "\u2026";
+}
+
 std::string shown_function(const std::string& demangled, std::size_t width) {
-  const std::string shown = display_name(demangled);
-  if (width == 0 || shown.size() <= width) return shown;  // display names are ASCII
-  return shown.substr(0, width - 1) + "\u2026";
+  return shortened(display_name(demangled), width);
 }
 
 std::string base_name(const std::string& demangled) {

@@ -24,6 +24,9 @@ std::string display_name(const std::string& demangled);
 // keep the whole name. Takes a demangled name.
 std::string shown_function(const std::string& demangled, std::size_t width = 56);
 
+// A name cut to `width` characters with an ellipsis; as it is when it fits or `width` is 0.
+std::string shortened(const std::string& name, std::size_t width);
+
 // The bare function name, as ncu's --kernel-name-base function prints it: "reduce". Takes a
 // demangled name.
 std::string base_name(const std::string& demangled);

@@ -125,4 +125,18 @@ std::optional<OccupancyLimit> occupancy_limit(const StaticAttributes& a, const D
   return out;
 }
 
+void complete_occupancy(Report& report) {
+  for (auto& v : report.variants)
+    for (auto& k : v.kernels) {
+      StaticAttributes& a = k.attributes;
+      if (a.registers_per_thread <= 0 || a.max_active_blocks_per_sm > 0) continue;
+      StaticAttributes per_sm = a;
+      per_sm.grid_blocks = 0;
+      if (const auto limit = occupancy_limit(per_sm, report.device)) {
+        a.max_active_blocks_per_sm = limit->blocks_per_sm;
+        a.theoretical_occupancy = limit->theoretical;
+      }
+    }
+}
+
 }  // namespace gpulab::report

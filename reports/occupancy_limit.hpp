@@ -29,4 +29,11 @@ struct OccupancyLimit {
 std::optional<OccupancyLimit> occupancy_limit(const StaticAttributes& kernel,
                                               const DeviceInfo& device);
 
+// For kernels whose resources are known and whose occupancy is not (a profiled program's launch
+// whose callback could not ask the driver: its activity record gave the registers and shared
+// memory), the resident blocks per SM and the theoretical occupancy those resources allow, as
+// the CUDA occupancy calculator works them out; the grid is left out, as the driver's own count
+// leaves it out. Kernels whose occupancy is recorded are left as they are.
+void complete_occupancy(Report& report);
+
 }  // namespace gpulab::report

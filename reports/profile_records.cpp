@@ -84,6 +84,10 @@ void read_line(const json& doc, RecordSet& into) {
     k.start_ns = static_cast<std::uint64_t>(r.integer("start_ns"));
     k.end_ns = static_cast<std::uint64_t>(r.integer("end_ns"));
     k.stream = static_cast<std::uint32_t>(r.integer_or("stream", 0));
+    k.registers_per_thread = static_cast<int>(r.integer_or("registers_per_thread", 0));
+    k.static_shared_bytes = static_cast<std::uint32_t>(r.integer_or("static_shared_bytes", 0));
+    k.local_bytes_per_thread =
+        static_cast<std::uint32_t>(r.integer_or("local_bytes_per_thread", 0));
   } else if (type == "watchdog") {
     RecordedWatchdog& w = into.watchdogs.emplace_back();
     w.pid = pid;
@@ -160,7 +164,10 @@ std::string to_line(const RecordedKernelTime& r) {
                   {"correlation_id", r.correlation_id},
                   {"start_ns", r.start_ns},
                   {"end_ns", r.end_ns},
-                  {"stream", r.stream}});
+                  {"stream", r.stream},
+                  {"registers_per_thread", r.registers_per_thread},
+                  {"static_shared_bytes", r.static_shared_bytes},
+                  {"local_bytes_per_thread", r.local_bytes_per_thread}});
 }
 
 std::string to_line(const RecordedWatchdog& r) {

@@ -54,6 +54,11 @@ struct RecordedKernelTime {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint32_t stream = 0;
+  // What the activity record says the kernel holds (0: not said): the attributes of launches
+  // whose callback could not ask the driver.
+  int registers_per_thread = 0;
+  std::uint32_t static_shared_bytes = 0;
+  std::uint32_t local_bytes_per_thread = 0;
 };
 
 // The watchdog ended the process: a profiled launch ran for longer than the limit (a kernel that

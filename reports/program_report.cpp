@@ -16,17 +16,25 @@ namespace gpulab::report {
 namespace {
 
 using ProcessKey = std::pair<std::int64_t, std::uint32_t>;  // pid, correlation id
+using ActivityByLaunch = std::map<ProcessKey, const RecordedKernelTime*>;
+
+// The activity record of a launch; nullptr when none arrived.
+const RecordedKernelTime* activity_of(const RecordedLaunch& launch,
+                                      const ActivityByLaunch& activities) {
+  const auto it = activities.find({launch.pid, launch.correlation_id});
+  return it == activities.end() ? nullptr : it->second;
+}
 
 // A launch's duration in seconds: the counter of a profiled launch (what ncu reports as its
 // Duration), else the activity record's interval; nullopt when neither arrived.
 std::optional<double> duration_of(const RecordedLaunch& launch,
-                                  const std::map<ProcessKey, double>& activity_seconds) {
+                                  const ActivityByLaunch& activities) {
   if (launch.profiled) {
     const auto it = launch.metrics.find(metrics::name::duration);
     if (it != launch.metrics.end()) return it->second * 1e-9;
   }
-  const auto it = activity_seconds.find({launch.pid, launch.correlation_id});
-  if (it != activity_seconds.end()) return it->second;
+  if (const RecordedKernelTime* a = activity_of(launch, activities))
+    return static_cast<double>(a->end_ns - a->start_ns) * 1e-9;
   return std::nullopt;
 }
 
@@ -37,13 +45,22 @@ struct Function {
   double total = 0;
 };
 
-Kernel kernel_of(const RecordedLaunch& launch, const std::string& label, int launch_index) {
+Kernel kernel_of(const RecordedLaunch& launch, const RecordedKernelTime* activity,
+                 const std::string& label, int launch_index) {
   Kernel k;
   k.name = label;
   k.function = demangle(launch.mangled_name);
   k.mangled_name = launch.mangled_name;
   k.launch_index = launch_index;
-  if (launch.attributes) k.attributes = *launch.attributes;
+  if (launch.attributes) {
+    k.attributes = *launch.attributes;
+  } else if (activity && activity->registers_per_thread > 0) {
+    // The launch callback could not ask the driver; the activity record says what the kernel
+    // holds, and the occupancy it allows is worked out once the device is known.
+    k.attributes.registers_per_thread = activity->registers_per_thread;
+    k.attributes.static_shared_bytes = activity->static_shared_bytes;
+    k.attributes.local_bytes_per_thread = activity->local_bytes_per_thread;
+  }
   k.attributes.block_threads =
       static_cast<int>(launch.block[0] * launch.block[1] * launch.block[2]);
   k.attributes.grid_blocks = std::uint64_t{launch.grid[0]} * launch.grid[1] * launch.grid[2];
@@ -60,7 +77,8 @@ std::string unique_label(const std::string& wanted, std::set<std::string>& taken
   return label;
 }
 
-Variant function_variant(const Function& f, const std::string& label, double program_seconds,
+Variant function_variant(const Function& f, const ActivityByLaunch& activities,
+                         const std::string& label, double program_seconds,
                          const std::string& metric_set) {
   Variant v;
   v.name = label;
@@ -91,7 +109,7 @@ Variant function_variant(const Function& f, const std::string& label, double pro
     }
     v.counters.collected = true;
     v.counters.passes = std::max(v.counters.passes, launch->passes);
-    v.kernels.push_back(kernel_of(*launch, label, launch_index));
+    v.kernels.push_back(kernel_of(*launch, activity_of(*launch, activities), label, launch_index));
   }
   if (t.profiled_launches == 0 && v.counters.note.empty())
     v.counters.note = "no launch of this function was profiled";
@@ -190,11 +208,9 @@ std::optional<Variant> timeline_variant(const RecordSet& records) {
 Report program_report(ProgramInfo program, const RecordSet& records,
                       const std::string& metric_set) {
   Report report;
-  std::map<ProcessKey, double> activity_seconds;
+  ActivityByLaunch activities;
   for (const auto& k : records.kernel_times)
-    if (k.end_ns >= k.start_ns)
-      activity_seconds[{k.pid, k.correlation_id}] =
-          static_cast<double>(k.end_ns - k.start_ns) * 1e-9;
+    if (k.end_ns >= k.start_ns) activities[{k.pid, k.correlation_id}] = &k;
 
   // Launches in process order (the order the records name them), then launch order.
   std::vector<const RecordedLaunch*> launches;
@@ -211,7 +227,7 @@ Report program_report(ProgramInfo program, const RecordSet& records,
     if (added) functions.push_back({l->mangled_name, {}, {}, 0});
     Function& f = functions[it->second];
     f.launches.push_back(l);
-    if (const auto seconds = duration_of(*l, activity_seconds)) {
+    if (const auto seconds = duration_of(*l, activities)) {
       f.durations.push_back(*seconds);
       f.total += *seconds;
     } else {
@@ -229,7 +245,8 @@ Report program_report(ProgramInfo program, const RecordSet& records,
   std::set<std::string> labels;
   for (const auto& f : functions) {
     const std::string label = unique_label(display_name(demangle(f.mangled)), labels);
-    report.variants.push_back(function_variant(f, label, program.kernel_seconds, metric_set));
+    report.variants.push_back(
+        function_variant(f, activities, label, program.kernel_seconds, metric_set));
   }
 
   for (const auto& p : records.processes) {

@@ -155,9 +155,22 @@ std::string other_launches_text(const std::vector<const Kernel*>& launches, cons
                      launches.size() - 1, launches.size() == 2 ? "" : "es", list);
 }
 
+// A program's function is a variant whose name is the function's whole display name, made
+// unique with " #2" where two display names are the same: headings show it once, cut to a line,
+// with that suffix kept.
+std::string program_function_title(const Variant& v) {
+  constexpr std::size_t kWidth = 100;
+  const std::string display = display_name(v.description);
+  const std::string suffix = v.name.size() > display.size() && v.name.rfind(display, 0) == 0
+                                 ? v.name.substr(display.size())
+                                 : "";
+  return shortened(display, kWidth) + suffix;
+}
+
 std::string variant_text(const Report& report, const Variant& v, const Style& style) {
   const bool markdown = style.table == TableStyle::markdown;
-  const std::string where = shown(report.subject() + "/" + v.name, style);
+  const std::string where =
+      shown(report.subject() + "/" + (report.program ? program_function_title(v) : v.name), style);
   std::string out;
   const auto add = [&](const std::string& block) { out += (out.empty() ? "" : "\n") + block; };
   const bool timeline = v.timeline && v.timeline->diagnosis;
@@ -172,8 +185,9 @@ std::string variant_text(const Report& report, const Variant& v, const Style& st
   if (timeline) add(diagnosis_block(where + " · timeline", *v.timeline->diagnosis, style));
   for (const auto& launches : groups) {
     const Kernel& k = *launches.front();
-    std::string block = diagnosis_block(
-        where + " · " + shown(kernel_heading(k.name, k.function), style), *k.diagnosis, style);
+    const std::string heading =
+        report.program ? where : where + " · " + shown(kernel_heading(k.name, k.function), style);
+    std::string block = diagnosis_block(heading, *k.diagnosis, style);
     if (launches.size() > 1) block += other_launches_text(launches, style);
     add(block);
   }

@@ -61,6 +61,10 @@ const Row kRows[] = {
 
 // How many of a profiled program's functions the counter table shows, heaviest first.
 constexpr std::size_t kProgramCounterColumns = 6;
+// A program's function heads its counter column by its bare name, cut to this width (library
+// kernels' full names run to hundreds of characters); the functions table above has the longer
+// form, the JSON the whole one.
+constexpr std::size_t kProgramColumnWidth = 32;
 
 // Metrics the curated rows do not show on their own (they feed derived rows).
 const std::set<std::string> kShownThroughDerived = {
@@ -291,6 +295,7 @@ std::string check_failures(const Report& r, const Style& style) {
 
 std::string counters_table(const Report& r, const Style& style) {
   std::vector<Column> columns;
+  std::set<std::string> titles;  // two functions may share a bare name
   const Variant* described = nullptr;
   for (const auto& v : r.variants) {
     if (!v.counters.collected) continue;
@@ -298,8 +303,12 @@ std::string counters_table(const Report& r, const Style& style) {
     // A program's function: its first profiled launch stands for it (the JSON has every one);
     // its heaviest functions only, or the table would not fit a terminal.
     if (r.program) {
-      if (columns.size() < kProgramCounterColumns)
-        columns.push_back({shown(v.name, style), &v.kernels.front()});
+      if (columns.size() < kProgramCounterColumns) {
+        const std::string bare = shortened(base_name(v.description), kProgramColumnWidth);
+        std::string title = bare;
+        for (int n = 2; !titles.insert(title).second; ++n) title = fmt::format("{} #{}", bare, n);
+        columns.push_back({shown(title, style), &v.kernels.front()});
+      }
       continue;
     }
     for (const auto& k : v.kernels) {

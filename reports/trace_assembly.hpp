@@ -19,6 +19,10 @@ struct TraceRecord {
   std::uint64_t start = 0;
   std::uint64_t end = 0;
   std::uint32_t correlation_id = 0;  // CUPTI's, joining a kernel to its launch; 0 if none
+  // Kernels only: the resources the driver says the kernel holds (0: not said).
+  int registers_per_thread = 0;
+  std::uint32_t static_shared_bytes = 0;
+  std::uint32_t local_bytes_per_thread = 0;
 };
 
 // The driver reports a migration as many small records (a few pages each); back-to-back ones

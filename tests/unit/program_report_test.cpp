@@ -6,8 +6,10 @@
 
 #include "reports/errors.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/occupancy_limit.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
+#include "reports/render_text.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::report {
@@ -217,6 +219,56 @@ TEST(ProgramReport, FunctionsWithOneDisplayNameStayApart) {
   EXPECT_EQ(r.variants[0].name, "scale");
   EXPECT_EQ(r.variants[1].name, "scale #2");
   EXPECT_FALSE(r.variants[0].counters.collected);
+}
+
+TEST(ProgramReport, ResourcesComeFromTheActivityWhereTheLaunchCouldNotAskTheDriver) {
+  RecordSet records = two_functions();
+  records.launches[0].attributes.reset();  // saxpy: the callback could not read its attributes
+  RecordedKernelTime& activity = records.kernel_times[0];
+  activity.registers_per_thread = 64;
+  activity.static_shared_bytes = 4096;
+  std::istringstream in(lines_of(records));
+  RecordSet back;
+  read_records(in, back);
+  EXPECT_EQ(back.kernel_times.at(0).registers_per_thread, 64) << "the record line keeps them";
+
+  Report r = program_report(program(), back, "basic");
+  const Kernel& saxpy = r.variants.at(0).kernels.at(0);
+  EXPECT_EQ(saxpy.attributes.registers_per_thread, 64);
+  EXPECT_EQ(saxpy.attributes.static_shared_bytes, 4096u);
+  EXPECT_EQ(saxpy.attributes.theoretical_occupancy, 0) << "not known before the device is";
+  EXPECT_EQ(r.variants.at(1).kernels.at(0).attributes.registers_per_thread, 16)
+      << "what the driver said is kept";
+
+  r.device.sm_count = 132;
+  r.device.max_warps_per_sm = 64;
+  r.device.cc_major = 9;
+  r.device.shared_per_sm_bytes = 233472;
+  r.device.registers_per_sm = 65536;
+  r.device.max_blocks_per_sm = 32;
+  complete_occupancy(r);
+  // 64 registers x 256 threads = 16 K per block: 4 blocks of 8 warps in 64 K registers.
+  EXPECT_EQ(saxpy.attributes.max_active_blocks_per_sm, 4);
+  EXPECT_DOUBLE_EQ(saxpy.attributes.theoretical_occupancy, 0.5);
+  EXPECT_DOUBLE_EQ(r.variants.at(1).kernels.at(0).attributes.theoretical_occupancy, 1.0)
+      << "a recorded occupancy is not worked out again";
+}
+
+TEST(ProgramReport, TextCutsALibraryKernelsLongNameInItsCounterColumn) {
+  // cuBLAS names its kernels in extern "C": the name is the whole configuration.
+  const std::string gemm =
+      "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_"
+      "aligna4_alignc4_execute_kernel__5x_cublas";
+  RecordSet records = two_functions();
+  for (auto& l : records.launches)
+    if (l.mangled_name == kSaxpy) l.mangled_name = gemm;
+  const std::string text = render_text(program_report(program(), records, "basic"), Style{});
+  EXPECT_EQ(text.find(gemm), std::string::npos) << text;
+  const auto header = text.find("counter ");
+  ASSERT_NE(header, std::string::npos) << text;
+  const std::string line = text.substr(header, text.find('\n', header) - header);
+  EXPECT_NE(line.find("sm80_xmma_gemm_f32f32_f32f32_f3\u2026"), std::string::npos) << line;
+  EXPECT_LT(line.size(), 120u) << "a column as wide as the name pushes the others off the screen";
 }
 
 TEST(ProgramReport, SurvivesTheJsonRoundTripAndIsNotALab) {
