@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# One device call that checks what changed without rerunning everything: the GPU tests of the
+# named labs with a `run --diagnose` report each (the fixtures), the self-test of every lab, then
+# `gpulab profile`: its GPU tests, a PyTorch script profiled with the diagnosis, and the overhead
+# against ncu for the same metrics. Everything ends within a deadline; a step left out for lack
+# of time is said so. Prints a short summary last. From the repository root:
+#   [GPULAB_GIT_SHA=<sha>] [GPULAB_VERIFY_DEADLINE_S=570] bash scripts/h200_verify.sh LAB[,LAB...] [OUT_DIR]
+# OUT_DIR receives summary.txt, reports.tgz (the labs' reports, the PyTorch profile) and
+# logs.tgz (every step's output): three files, within what a device call brings back.
+set -uo pipefail
+labs=${1:?usage: h200_verify.sh LAB[,LAB...] [OUT_DIR]}
+out=${2:-${OUT:-/tmp/gpulab-out}}
+source "$(dirname "$0")/h200_common.sh"
+apps=$build/tests/apps
+deadline_s=${GPULAB_VERIFY_DEADLINE_S:-570}
+started=$(ms)
+left_s() { echo $(( deadline_s - 15 - ($(ms) - started) / 1000 )); }
+upto() { local left; left=$(left_s); echo $(( $1 < left ? $1 : (left > 1 ? left : 1) )); }
+# Runs a step only with at least $1 seconds left: `enough 60 "name" || skip`.
+enough() { (( $(left_s) >= $1 )) || { note "$2: not run ($(left_s) s left)"; return 1; }; }
+finish() {
+  tar czf "$out/logs.tgz" -C "$logs" . 2>/dev/null
+  tar czf "$out/reports.tgz" -C "$reports" . 2>/dev/null
+  { echo "== summary ($(( ($(ms) - started) / 1000 )) s)"; printf '%s\n' "${summary[@]}"; } \
+      | tee "$out/summary.txt"
+}
+trap finish EXIT
+
+build_gpulab
+note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+
+# GoogleTest suite names are the lab names in CamelCase: streams -> StreamsGpu.*
+filter=""
+for lab in ${labs//,/ }; do
+  suite=$(echo "$lab" | sed -E 's/(^|-)([a-z])/\U\2/g')
+  filter+="${filter:+:}${suite}Gpu.*"
+done
+if enough 60 "GPU tests $filter"; then
+  step "GPU tests: $filter"
+  start=$(ms)
+  timeout "$(upto 200)" $build/tests/gpulab_gpu_tests --gtest_brief=1 --gtest_filter="$filter" \
+      >"$logs/lab_tests.log" 2>&1
+  rc=$?
+  grep -E "Failure|Expected|Which is|actual|evaluates to|^\[  (PASSED|FAILED|SKIPPED)" \
+      "$logs/lab_tests.log" | head -40
+  note "lab GPU tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/lab_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/lab_tests.log" | tail -1)"
+fi
+
+for lab in ${labs//,/ }; do
+  enough 40 "run $lab" || continue
+  step "gpulab run $lab --diagnose"
+  start=$(ms)
+  timeout "$(upto 120)" $bin run "$lab" --diagnose --json "$reports/$lab.json" >"$logs/run_$lab.txt" 2>&1
+  rc=$?
+  sed -n '1,40p' "$logs/run_$lab.txt"
+  note "run $lab: exit $rc in $(( ($(ms) - start) / 1000 )) s"
+done
+
+if enough 90 "selftest"; then
+  step "gpulab selftest (every lab)"
+  start=$(ms)
+  timeout "$(upto 240)" $bin selftest >"$logs/selftest.txt" 2>&1
+  rc=$?
+  tail -40 "$logs/selftest.txt"
+  note "selftest: exit $rc in $(( ($(ms) - start) / 1000 )) s: $(tail -1 "$logs/selftest.txt")"
+fi
+
+if enough 60 "ProfileGpu tests"; then
+  step "GPU tests of gpulab profile"
+  start=$(ms)
+  timeout "$(upto 150)" $build/tests/gpulab_gpu_tests --gtest_filter='ProfileGpu.*' \
+      >"$logs/profile_tests.log" 2>&1
+  rc=$?
+  grep -E "^\[ +(OK|FAILED) |Failure|Expected|Which is|actual" "$logs/profile_tests.log" | head -40
+  note "ProfileGpu tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/profile_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/profile_tests.log" | tail -1)"
+fi
+
+if enough 40 "PyTorch profile"; then
+  step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
+  cat >"$logs/torch_demo.py" <<'PY'
+import torch
+x = torch.randn(8192, 8192, device="cuda")
+t = x.t().contiguous()          # transposed copy
+s = x[:, ::2].contiguous()      # strided slice copy
+total = x.sum()                 # reduction
+y = x @ x                       # matmul
+torch.cuda.synchronize()
+print("checksum", float(t[1, 0] - x[0, 1]), s.shape[1], float(total) != 0, y.shape[0])
+PY
+  timeout "$(upto 120)" $bin profile --diagnose --json "$reports/torch_profile.json" \
+      -- python3 "$logs/torch_demo.py" >"$logs/torch_profile.txt" 2>&1
+  note "pytorch profile --diagnose: exit $?"
+  grep -E "verdict|principal|launches|theoretical_occupancy" "$logs/torch_profile.txt" | head -30
+fi
+
+if enough 60 "overhead"; then
+  step "overhead against ncu (same metrics, every launch of many_kernels)"
+  timeout "$(upto 60)" $bin profile --launch-count all --metrics basic \
+      --json "$reports/many_kernels.json" -- "$apps/many_kernels" >/dev/null 2>&1
+  names=$(python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' \
+      "$reports/many_kernels.json" 2>/dev/null)
+  t0=$(ms)
+  timeout "$(upto 60)" $bin profile --launch-count all --metrics basic -- "$apps/many_kernels" >/dev/null 2>&1
+  t1=$(ms)
+  timeout "$(upto 120)" ncu --clock-control none --cache-control none --metrics "$names" \
+      "$apps/many_kernels" >/dev/null 2>&1
+  t2=$(ms)
+  note "overhead: gpulab $(( t1 - t0 )) ms, ncu $(( t2 - t1 )) ms, ratio $(python3 -c "print(round($(( t1 - t0 )) / max(1, $(( t2 - t1 ))), 3))")"
+fi
