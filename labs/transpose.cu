@@ -205,8 +205,7 @@ __global__ void __launch_bounds__(kWideThreads)
   for (int j = 0; j < 4; ++j)
     v[j] = load_quad<kAccess>(in, rows, cols, row0 + r0 + 16 * j, col0 + 4 * q);
 #pragma unroll
-  for (int j = 0; j < 4; ++j)
-    *reinterpret_cast<float4*>(&tile[wide_at(r0 + 16 * j, 4 * q)]) = v[j];
+  for (int j = 0; j < 4; ++j) *reinterpret_cast<float4*>(&tile[wide_at(r0 + 16 * j, 4 * q)]) = v[j];
   __syncthreads();
 
   // Store: 64 output rows x 16 quads. Warp w, step j covers output rows 4·(g/2) + lane/8 and
@@ -244,22 +243,30 @@ std::vector<TransposeVariant> variant_table() {
   return {
       {{"naive", Role::baseline, "one thread per element; coalesced reads, column-strided writes",
         "uncoalesced-global"},
-       "transpose_naive", transpose_naive},
+       "transpose_naive",
+       transpose_naive},
       {{"tiled", Role::optimized,
         "32x32 shared tile; coalesced both ways, 32-way bank conflicts reading tile columns",
         "shared-bank-conflicts"},
-       "transpose_tiled", transpose_shared<RowMajorTile>},
+       "transpose_tiled",
+       transpose_shared<RowMajorTile>},
       {{"padded", Role::optimized, "32x33 shared tile: padding spreads tile columns over all banks",
         "memory-bound-at-roof"},
-       "transpose_padded", transpose_shared<PaddedTile>},
+       "transpose_padded",
+       transpose_shared<PaddedTile>},
       {{"swizzled", Role::optimized, "32x32 shared tile with XOR-swizzled columns: no padding",
         "memory-bound-at-roof"},
-       "transpose_swizzled", transpose_shared<SwizzledTile>},
+       "transpose_swizzled",
+       transpose_shared<SwizzledTile>},
       {{"vectorized", Role::optimized,
         "64x64 swizzled tile moved with 16-byte loads and stores: 16 KB in flight per block",
         "memory-bound-at-roof"},
-       "transpose_vectorized", transpose_vectorized<Access::kVector>, kWideTile,
-       dim3(kWideThreads), "transpose_vectorized_scalar", transpose_vectorized<Access::kScalar>},
+       "transpose_vectorized",
+       transpose_vectorized<Access::kVector>,
+       kWideTile,
+       dim3(kWideThreads),
+       "transpose_vectorized_scalar",
+       transpose_vectorized<Access::kScalar>},
   };
 }
 
