@@ -127,7 +127,8 @@ __global__ void transpose_shared(const float* __restrict__ in, float* __restrict
 // with 16-byte chunks XOR-swizzled: element (r, c) is word 64r + 4·((c/4) ^ (r/4 % 8)) + c % 4.
 //  - Tile stores: a thread's float4 (4 columns of one row) stays one 16-byte chunk, STS.128. A
 //    128-bit access is served 8 lanes at a time; 8 consecutive lanes write chunks q ^ s of one
-//    row for 8 consecutive q (s fixed): 8 chunks, 32 banks, the minimum of 4 wavefronts.
+//    row for 8 consecutive q (s = r/4 % 8 fixed): 8 chunks, 32 banks, the minimum of 4
+//    wavefronts.
 //  - Tile loads: an output quad out[c][4p..4p+3] is tile elements (4p..4p+3, c), 4 scalar loads.
 //    For one of them a warp reads rows 4p+i for 8 consecutive p, at 4 consecutive columns c:
 //    bank 4·((c/4) ^ (p % 8)) + c % 4, with c/4 fixed, p % 8 taking all 8 values and c % 4 all 4:
@@ -136,7 +137,7 @@ __global__ void transpose_shared(const float* __restrict__ in, float* __restrict
 // Edges: the float4 path needs 16-byte aligned rows, cols % 4 == 0 for the input and
 // rows % 4 == 0 for the output (cudaMalloc bases are 256-byte aligned). Then a quad that starts
 // in range is wholly in range, and one guard per quad suffices; out-of-range quads are neither
-// loaded nor stored (a tile element is out of range in the input exactly when its transposed
+// read nor written (a tile element is out of range in the input exactly when its transposed
 // place is out of range in the output). Other shapes use the kScalar instance: the same tile,
 // 4-byte accesses, each guarded.
 //
