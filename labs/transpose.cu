@@ -251,12 +251,14 @@ std::vector<TransposeVariant> variant_table() {
         "shared-bank-conflicts"},
        "transpose_tiled",
        transpose_shared<RowMajorTile>},
+      // The conflict-free 32x32 tiles stop at ~82% of the copy roof (tests/fixtures/labs/
+      // transpose.json): too few bytes in flight per SM, which the vectorized tile adds.
       {{"padded", Role::optimized, "32x33 shared tile: padding spreads tile columns over all banks",
-        "memory-bound-at-roof"},
+        "memory-bound-below-roof"},
        "transpose_padded",
        transpose_shared<PaddedTile>},
       {{"swizzled", Role::optimized, "32x32 shared tile with XOR-swizzled columns: no padding",
-        "memory-bound-at-roof"},
+        "memory-bound-below-roof"},
        "transpose_swizzled",
        transpose_shared<SwizzledTile>},
       {{"vectorized", Role::optimized,
