@@ -251,8 +251,8 @@ std::vector<TransposeVariant> variant_table() {
         "shared-bank-conflicts"},
        "transpose_tiled",
        transpose_shared<RowMajorTile>},
-      // The conflict-free 32x32 tiles stop at ~82% of the copy roof (tests/fixtures/labs/
-      // transpose.json): too few bytes in flight per SM, which the vectorized tile adds.
+      // The conflict-free 32x32 tiles stop at ~82% of the copy roof on the H200, short of it
+      // for want of bytes in flight per SM, which the vectorized tile adds.
       {{"padded", Role::optimized, "32x33 shared tile: padding spreads tile columns over all banks",
         "memory-bound-below-roof"},
        "transpose_padded",
