@@ -74,7 +74,8 @@ void diagnose_into(report::Report& report, const report::Thresholds& thresholds,
 // What --kernel NAME asks the diagnosis for: the kernels it names; nothing when empty.
 report::KernelAsked kernels_named(const std::string& name);
 
-// `run --all`'s summary: the best variant of each lab against its baseline, one row per report.
+// `run --all`'s summary: the best variant of each lab against its baseline and its limit, one
+// row per report.
 std::string all_labs_summary(const std::vector<report::Report>& reports,
                              const report::Style& style);
 

@@ -4,9 +4,10 @@
 // and writes every element once, in full 32-byte sectors, and runs at the copy roof. The
 // variants below differ only in how a warp's 32 threads touch global and shared memory.
 //
-// Every variant uses the same launch: one 32 x 8 thread block per 32 x 32 tile, each thread
-// moving 4 elements (rows ty, ty+8, ty+16, ty+24 of the tile). 8192 x 8192 floats is 268 MB
-// read + 268 MB written; at the H200's ~4.2 TB/s copy roof that is ~0.13 ms.
+// The first four variants use the same launch: one 32 x 8 thread block per 32 x 32 tile, each
+// thread moving 4 elements (rows ty, ty+8, ty+16, ty+24 of the tile); the last moves 64 x 64
+// tiles with 16-byte accesses. 8192 x 8192 floats is 268 MB read + 268 MB written; at the
+// H200's ~4.2 TB/s copy roof that is ~0.13 ms.
 #include <algorithm>
 #include <vector>
 
@@ -102,6 +103,125 @@ __global__ void transpose_shared(const float* __restrict__ in, float* __restrict
   }
 }
 
+// ---- 64 x 64 tiles, 16-byte accesses ------------------------------------------------------------
+// padded and swizzled have coalesced global accesses and conflict-free shared ones, yet stop at
+// ~83% of the copy roof (tests/fixtures/labs/transpose.json): what they lack is bytes in flight.
+// By Little's law an SM sustains its share of the roof only with latency x bandwidth / SMs
+// outstanding: ~0.7 us x 4.26 TB/s / 132 = ~23 KB per SM. (The vectorize lab shows the scale: a
+// copy with 4 bytes in flight per thread, 8 KB per SM, runs at 64% of the roof; with 16 bytes,
+// 32 KB per SM, at 99.5%.) A 32 x 32 block has 4 KB of loads in flight, 8 blocks per SM 32 KB,
+// but only while every block is in its load phase: each block waits for its loads, meets the
+// barrier (padded's largest stall after the loads themselves), turns the tile, stores it and
+// exits before its slot takes a new tile. On average an SM has well under 23 KB outstanding.
+//
+// Here a block of 256 threads moves a 64 x 64 tile and each thread issues its four 16-byte loads
+// before it stores any of them: 64 B per thread, 16 KB per block, 128 KB per SM with 8 blocks
+// resident at the start of their load phases, enough to stay above ~23 KB while most blocks are
+// between loads. At 8192 x 8192: 16,384 blocks, 4x fewer block launches and barriers per byte.
+//
+// Global: a warp's float4 load covers 256 contiguous bytes of two input rows, its float4 store
+// 128 bytes of four output rows: 16 sectors per request, all used, and a quarter of the memory
+// instructions of 4-byte accesses.
+//
+// Shared: 64 x 64 floats, no padding (16 KB per block, 8 blocks = 128 KB of the SM's 228 KB),
+// with 16-byte chunks XOR-swizzled: element (r, c) is word 64r + 4·((c/4) ^ (r/4 % 8)) + c % 4.
+//  - Tile stores: a thread's float4 (4 columns of one row) stays one 16-byte chunk, STS.128. A
+//    128-bit access is served 8 lanes at a time; 8 consecutive lanes write chunks q ^ s of one
+//    row for 8 consecutive q (s = r/4 % 8 fixed): 8 chunks, 32 banks, the minimum of 4
+//    wavefronts.
+//  - Tile loads: an output quad out[c][4p..4p+3] is tile elements (4p..4p+3, c), 4 scalar loads.
+//    For one of them a warp reads rows 4p+i for 8 consecutive p, at 4 consecutive columns c:
+//    bank 4·((c/4) ^ (p % 8)) + c % 4, with c/4 fixed, p % 8 taking all 8 values and c % 4 all 4:
+//    32 banks, 1 wavefront. Unswizzled (bank c % 32) the 8 rows would share 4 banks: 8-way.
+//
+// Edges: the float4 path needs 16-byte aligned rows, cols % 4 == 0 for the input and
+// rows % 4 == 0 for the output (cudaMalloc bases are 256-byte aligned). Then a quad that starts
+// in range is wholly in range, and one guard per quad suffices; out-of-range quads are neither
+// read nor written (a tile element is out of range in the input exactly when its transposed
+// place is out of range in the output). Other shapes use the kScalar instance: the same tile,
+// 4-byte accesses, each guarded.
+//
+// Expected finding: memory-bound-at-roof, at >= 90% of the copy roof.
+constexpr int kWideTile = 64;      // tile edge of the vectorized variant
+constexpr int kWideThreads = 256;  // 64 rows x 16 quads = 1024 quads: 4 per thread
+constexpr int kWideQuads = kWideTile / 4;
+
+enum class Access { kVector, kScalar };
+
+// Word of element (r, c) of the 64 x 64 tile: 16-byte chunk c/4 XOR-ed with r/4 % 8 (see above).
+__device__ __forceinline__ int wide_at(int r, int c) {
+  return r * kWideTile + 4 * ((c / 4) ^ ((r / 4) % 8)) + c % 4;
+}
+
+// M[row][col..col+3] of a rows x cols row-major matrix; zeros outside it (never stored).
+template <Access kAccess>
+__device__ __forceinline__ float4 load_quad(const float* __restrict__ m, int rows, int cols,
+                                            int row, int col) {
+  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (row >= rows) return v;
+  const float* p = m + static_cast<size_t>(row) * cols + col;
+  if constexpr (kAccess == Access::kVector) {
+    if (col < cols) v = *reinterpret_cast<const float4*>(p);
+  } else {
+    if (col + 0 < cols) v.x = p[0];
+    if (col + 1 < cols) v.y = p[1];
+    if (col + 2 < cols) v.z = p[2];
+    if (col + 3 < cols) v.w = p[3];
+  }
+  return v;
+}
+
+// M[row][col..col+3] = v, for the parts inside the rows x cols matrix.
+template <Access kAccess>
+__device__ __forceinline__ void store_quad(float* __restrict__ m, int rows, int cols, int row,
+                                           int col, float4 v) {
+  if (row >= rows) return;
+  float* p = m + static_cast<size_t>(row) * cols + col;
+  if constexpr (kAccess == Access::kVector) {
+    if (col < cols) *reinterpret_cast<float4*>(p) = v;
+  } else {
+    if (col + 0 < cols) p[0] = v.x;
+    if (col + 1 < cols) p[1] = v.y;
+    if (col + 2 < cols) p[2] = v.z;
+    if (col + 3 < cols) p[3] = v.w;
+  }
+}
+
+template <Access kAccess>
+__global__ void __launch_bounds__(kWideThreads)
+    transpose_vectorized(const float* __restrict__ in, float* __restrict__ out, int rows,
+                         int cols) {
+  __shared__ __align__(16) float tile[kWideTile * kWideTile];
+  // Thread indices from the unsigned threadIdx.x: the compiler then knows them non-negative and
+  // turns the divisions below into shifts.
+  const int r0 = threadIdx.x / kWideQuads, q = threadIdx.x % kWideQuads;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = blockIdx.y * kWideTile;  // the tile's first input row (output column)
+  const int col0 = blockIdx.x * kWideTile;  // its first input column (output row)
+
+  // Load: thread t takes quad q = t % 16 of tile rows t/16 + 16j. All four loads are issued
+  // before the first store to shared memory uses one: 64 bytes in flight per thread.
+  float4 v[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    v[j] = load_quad<kAccess>(in, rows, cols, row0 + r0 + 16 * j, col0 + 4 * q);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) *reinterpret_cast<float4*>(&tile[wide_at(r0 + 16 * j, 4 * q)]) = v[j];
+  __syncthreads();
+
+  // Store: 64 output rows x 16 quads. Warp w, step j covers output rows 4·(g/2) + lane/8 and
+  // quads 8·(g%2) + lane%8, g = w + 8j: 4 rows x 128 contiguous bytes per instruction.
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const int g = warp + 8 * j;
+    const int c = 4 * (g / 2) + lane / 8;  // output row col0 + c = tile column c
+    const int p = 8 * (g % 2) + lane % 8;  // output columns row0 + 4p.. = tile rows 4p..4p+3
+    const float4 o = make_float4(tile[wide_at(4 * p + 0, c)], tile[wide_at(4 * p + 1, c)],
+                                 tile[wide_at(4 * p + 2, c)], tile[wide_at(4 * p + 3, c)]);
+    store_quad<kAccess>(out, cols, rows, col0 + c, row0 + 4 * p, o);
+  }
+}
+
 // ---- the lab ----------------------------------------------------------------------------------
 
 using KernelFn = void (*)(const float*, float*, int, int);
@@ -110,6 +230,13 @@ struct TransposeVariant {
   VariantSpec spec;
   const char* kernel_name;
   KernelFn kernel;
+  // The launch: one block of this shape per tile x tile piece of the input.
+  int tile = kTile;
+  dim3 block = dim3(kTile, kBlockRows);
+  // A kernel with 16-byte accesses names the instance that runs shapes whose rows are not
+  // 16-byte aligned (rows or cols not a multiple of 4); nullptr: `kernel` runs every shape.
+  const char* unaligned_kernel_name = nullptr;
+  KernelFn unaligned_kernel = nullptr;
 };
 using Variants = VariantTable<TransposeVariant>;
 
@@ -117,17 +244,32 @@ std::vector<TransposeVariant> variant_table() {
   return {
       {{"naive", Role::baseline, "one thread per element; coalesced reads, column-strided writes",
         "uncoalesced-global"},
-       "transpose_naive", transpose_naive},
+       "transpose_naive",
+       transpose_naive},
       {{"tiled", Role::optimized,
         "32x32 shared tile; coalesced both ways, 32-way bank conflicts reading tile columns",
         "shared-bank-conflicts"},
-       "transpose_tiled", transpose_shared<RowMajorTile>},
+       "transpose_tiled",
+       transpose_shared<RowMajorTile>},
+      // The conflict-free 32x32 tiles stop at ~82% of the copy roof on the H200, short of it
+      // for want of bytes in flight per SM, which the vectorized tile adds.
       {{"padded", Role::optimized, "32x33 shared tile: padding spreads tile columns over all banks",
-        "memory-bound-at-roof"},
-       "transpose_padded", transpose_shared<PaddedTile>},
+        "memory-bound-below-roof"},
+       "transpose_padded",
+       transpose_shared<PaddedTile>},
       {{"swizzled", Role::optimized, "32x32 shared tile with XOR-swizzled columns: no padding",
+        "memory-bound-below-roof"},
+       "transpose_swizzled",
+       transpose_shared<SwizzledTile>},
+      {{"vectorized", Role::optimized,
+        "64x64 swizzled tile moved with 16-byte loads and stores: 16 KB in flight per block",
         "memory-bound-at-roof"},
-       "transpose_swizzled", transpose_shared<SwizzledTile>},
+       "transpose_vectorized",
+       transpose_vectorized<Access::kVector>,
+       kWideTile,
+       dim3(kWideThreads),
+       "transpose_vectorized_scalar",
+       transpose_vectorized<Access::kScalar>},
   };
 }
 
@@ -163,12 +305,13 @@ class TransposeRun final : public LabRun {
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
     const auto& v = variants_[variant];
-    return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(), block(), 0}};
+    const Instance k = instance(v);
+    return {{k.name, reinterpret_cast<const void*>(k.fn), grid(v), v.block, 0}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
     const auto& v = variants_[variant];
-    v.kernel<<<grid(), block(), 0, stream>>>(in_.get(), out_.get(), rows_, cols_);
+    instance(v).fn<<<grid(v), v.block, 0, stream>>>(in_.get(), out_.get(), rows_, cols_);
     GPULAB_CUDA_CHECK_LAUNCH();
   }
 
@@ -185,8 +328,19 @@ class TransposeRun final : public LabRun {
  private:
   const Variants& variants_;
 
-  dim3 grid() const { return dim3((cols_ + kTile - 1) / kTile, (rows_ + kTile - 1) / kTile); }
-  static dim3 block() { return dim3(kTile, kBlockRows); }
+  struct Instance {
+    const char* name;
+    KernelFn fn;
+  };
+  // The kernel that runs this shape: the unaligned instance when rows are not 16-byte aligned.
+  Instance instance(const TransposeVariant& v) const {
+    const bool aligned = rows_ % 4 == 0 && cols_ % 4 == 0;
+    if (v.unaligned_kernel && !aligned) return {v.unaligned_kernel_name, v.unaligned_kernel};
+    return {v.kernel_name, v.kernel};
+  }
+  dim3 grid(const TransposeVariant& v) const {
+    return dim3((cols_ + v.tile - 1) / v.tile, (rows_ + v.tile - 1) / v.tile);
+  }
 
   int rows_, cols_;
   size_t elements_;
@@ -211,7 +365,8 @@ std::unique_ptr<Lab> make_lab() {
       "unless a tile is staged in shared memory and turned around there. The tile fixes global "
       "memory but reading it by column sends a whole warp to one bank, 32 passes per access. "
       "Padding each tile row by one word, or XOR-swizzling the column index, spreads the column "
-      "over all 32 banks and brings the kernel to the copy roof.";
+      "over all 32 banks. The last stretch to the copy roof is bytes in flight: 64x64 tiles "
+      "moved with 16-byte loads and stores keep four times as many outstanding per block.";
   spec.params = {
       {"rows", "input rows (output columns)", 8192, 1, 32768, true},
       {"cols", "input columns (output rows)", 8192, 1, 32768, true},

@@ -108,22 +108,51 @@ Outcome dram_excess(const Probe& p) {
   return yes((1.0 - 1.0 / *excess) * busy, ev);
 }
 
-Outcome at_roof(const Probe& p) {
+// Where a memory-bound kernel stands against the measured copy roof. One reading for the at-roof
+// and below-roof nodes, so that the two judge the same fraction against the same threshold: with
+// a work model, the effective bandwidth (the model's bytes over the time) and whether DRAM moved
+// about those bytes; without one, the DRAM bandwidth over the copy roof (dram_pct is DRAM bytes
+// per second over the theoretical bandwidth), whose bytes cannot be judged. A report without
+// measured roofs holds dram_pct to at_roof.dram_pct, the same fraction of a typical copy roof.
+struct RoofStanding {
+  std::vector<Evidence> evidence;
+  std::optional<double> fraction;  // of the copy roof
+  bool minimal = true;             // DRAM bytes within at_roof.dram_over_model of the model
+};
+
+RoofStanding roof_standing(const Probe& p) {
   const auto& c = p.context();
   const auto ratio = p.metric(d::dram_over_model);
+  RoofStanding s;
   if (ratio && c.variant && c.variant->roof_fraction > 0) {
-    std::vector<Evidence> ev{
-        against(p, d::dram_over_model, ratio, "<=", "at_roof.dram_over_model"),
-        against(p, "roof_fraction", c.variant->roof_fraction, ">=", "at_roof.roof_fraction")};
-    const bool minimal = *ratio <= p.threshold("at_roof.dram_over_model");
-    const bool near = c.variant->roof_fraction >= p.threshold("at_roof.roof_fraction");
-    return minimal && near ? yes(0, ev) : no(ev);
+    s.fraction = c.variant->roof_fraction;
+    s.minimal = *ratio <= p.threshold("at_roof.dram_over_model");
+    s.evidence = {against(p, d::dram_over_model, ratio, "<=", "at_roof.dram_over_model"),
+                  against(p, "roof_fraction", s.fraction, ">=", "at_roof.roof_fraction")};
+    return s;
   }
-  // No work model: DRAM throughput alone says how close to the roof the kernel runs.
   const auto pct = p.metric(m::dram_pct);
-  std::vector<Evidence> ev{against(p, m::dram_pct, pct, ">=", "at_roof.dram_pct")};
-  if (!pct) return not_measured(ev);
-  return *pct >= p.threshold("at_roof.dram_pct") ? yes(0, ev) : no(ev);
+  const Roofs* roofs = c.device ? &c.device->roofs : nullptr;
+  if (roofs && roofs->copy_bandwidth > 0 && roofs->theoretical_bandwidth > 0) {
+    if (pct) s.fraction = *pct / 100 * roofs->theoretical_bandwidth / roofs->copy_bandwidth;
+    s.evidence = {evidence(m::dram_pct, pct),
+                  against(p, "dram_over_copy_roof", s.fraction, ">=", "at_roof.roof_fraction")};
+    return s;
+  }
+  const double at = p.threshold("at_roof.dram_pct");
+  if (pct && at > 0) s.fraction = *pct / at * p.threshold("at_roof.roof_fraction");
+  s.evidence = {against(p, m::dram_pct, pct, ">=", "at_roof.dram_pct")};
+  return s;
+}
+
+bool near_roof(const Probe& p, const RoofStanding& s) {
+  return s.fraction && *s.fraction >= p.threshold("at_roof.roof_fraction");
+}
+
+Outcome at_roof(const Probe& p) {
+  const auto s = roof_standing(p);
+  if (!s.fraction) return not_measured(s.evidence);
+  return s.minimal && near_roof(p, s) ? yes(0, s.evidence) : no(s.evidence);
 }
 
 Outcome shared_banks(const Probe& p) {
@@ -156,6 +185,13 @@ Outcome local_memory(const Probe& p) {
   return yes(*fraction / (*fraction + 1.0), ev);
 }
 
+// A stall reason's cycles over those of every reason; empty when either is missing.
+std::optional<double> stall_fraction(const Probe& p, const char* reason) {
+  const auto part = p.metric(reason), total = p.metric(m::warp_latency);
+  if (part && total && *total > 0) return *part / *total;
+  return std::nullopt;
+}
+
 // Does one stall reason take a large share of the warps' time? Its cycles per issued
 // instruction over those of every reason (warp_latency), against `threshold`; the share is the
 // severity. One builder for the latency, sync and mio nodes, so they weigh alike and show the
@@ -163,10 +199,9 @@ Outcome local_memory(const Probe& p) {
 std::function<Outcome(const Probe&)> stall_share(const char* reason, const char* share_name,
                                                  const char* threshold) {
   return [=](const Probe& p) {
-    const auto part = p.metric(reason), total = p.metric(m::warp_latency);
-    std::optional<double> share;
-    if (part && total && *total > 0) share = *part / *total;
-    std::vector<Evidence> ev{evidence(reason, part), evidence(m::warp_latency, total),
+    const auto share = stall_fraction(p, reason);
+    std::vector<Evidence> ev{evidence(reason, p.metric(reason)),
+                             evidence(m::warp_latency, p.metric(m::warp_latency)),
                              against(p, share_name, share, ">=", threshold)};
     if (!share) return not_measured(ev);
     return *share >= p.threshold(threshold) ? yes(*share, ev) : no(ev);
@@ -215,16 +250,24 @@ Outcome occupancy(const Probe& p) {
   return out;
 }
 
+// Grid blocks over what the SMs hold at once; empty when the device or the attributes are unknown.
+std::optional<double> waves_of(const KernelContext& c) {
+  const auto& a = c.kernel->attributes;
+  if (!c.device || c.device->sm_count <= 0 || a.max_active_blocks_per_sm <= 0 || a.grid_blocks == 0)
+    return std::nullopt;
+  const double per_wave = static_cast<double>(c.device->sm_count) * a.max_active_blocks_per_sm;
+  return static_cast<double>(a.grid_blocks) / per_wave;
+}
+
+// The share of SM time a partial last wave leaves idle.
+double idle_last_wave(double waves) { return (std::ceil(waves) - waves) / std::ceil(waves); }
+
 // A tail exists only past the first wave: a grid of one wave or less idles SMs because it is
 // small, which the occupancy node names (its limiter is the grid).
 Outcome tail(const Probe& p) {
-  const auto& c = p.context();
-  const auto& a = c.kernel->attributes;
-  if (!c.device || c.device->sm_count <= 0 || a.max_active_blocks_per_sm <= 0 || a.grid_blocks == 0)
-    return not_measured({evidence("waves", std::nullopt)});
-  const double per_wave = static_cast<double>(c.device->sm_count) * a.max_active_blocks_per_sm;
-  const double waves = static_cast<double>(a.grid_blocks) / per_wave;
-  const double idle = (std::ceil(waves) - waves) / std::ceil(waves);
+  const auto w = waves_of(p.context());
+  if (!w) return not_measured({evidence("waves", std::nullopt)});
+  const double waves = *w, idle = idle_last_wave(waves);
   // The waves are held against the bound they come near: the lower one for a small grid.
   const bool small = waves <= p.threshold("tail.min_waves");
   std::vector<Evidence> ev{small ? against(p, "waves", waves, ">", "tail.min_waves")
@@ -233,6 +276,66 @@ Outcome tail(const Probe& p) {
   if (small || waves > p.threshold("tail.max_waves") || idle < p.threshold("tail.idle_fraction"))
     return no(ev);
   return yes(idle, ev);
+}
+
+// What keeps a memory-bound kernel with minimal bytes off the roof, from the counters at hand.
+// By Little's law an SM sustains its share of the roof only with latency x bandwidth / SMs bytes
+// outstanding, and four things hold fewer in flight: few resident warps, a partial last wave,
+// barriers between load phases and too few or too narrow loads per warp. The first two are
+// judged against the occupancy and tail thresholds; otherwise the bytes in flight are named,
+// with the stall shares that say where the warps' time goes.
+std::string roof_gap(const Probe& p, std::optional<double> achieved, std::optional<double> waves,
+                     std::optional<double> memory_wait, std::optional<double> barrier_wait,
+                     std::optional<double> bytes_per_request) {
+  const auto& c = p.context();
+  if (achieved && *achieved <= p.threshold("occupancy.achieved")) {
+    const std::string limit = occupancy_detail(c.kernel->attributes, c.device, *achieved);
+    return fmt::format("too few warps to keep bytes in flight: {:.0f}% achieved occupancy{}",
+                       100 * *achieved, limit.empty() ? "" : ", " + limit);
+  }
+  if (waves && *waves > p.threshold("tail.min_waves") && *waves <= p.threshold("tail.max_waves") &&
+      idle_last_wave(*waves) >= p.threshold("tail.idle_fraction"))
+    return fmt::format("a partial last wave: {:.2f} waves leave {:.0f}% of the SMs' time idle",
+                       *waves, 100 * idle_last_wave(*waves));
+  std::string out = "too few bytes in flight per SM";
+  if (bytes_per_request)
+    out += fmt::format(" ({:.0f} B per global load request, {:.0f} B per thread)",
+                       *bytes_per_request, *bytes_per_request / 32);
+  if (memory_wait || barrier_wait) {
+    out += ": warps wait";
+    if (memory_wait) out += fmt::format(" on memory results {:.0f}%", 100 * *memory_wait);
+    if (memory_wait && barrier_wait) out += " and";
+    if (barrier_wait) out += fmt::format(" at barriers {:.0f}%", 100 * *barrier_wait);
+    out += " of their cycles";
+  }
+  if (achieved) out += fmt::format(", with {:.0f}% achieved occupancy", 100 * *achieved);
+  return out;
+}
+
+// The complement of at-roof on the bandwidth axis: bytes as minimal (or no model to judge them),
+// DRAM the busiest unit (the memory branch), and the bandwidth under at_roof.roof_fraction of the
+// copy roof. The severity is the share of the time the gap to the roof costs, 1 - fraction.
+Outcome below_roof(const Probe& p) {
+  const auto s = roof_standing(p);
+  const auto& c = p.context();
+  const auto achieved = p.metric(d::achieved_occupancy);
+  const auto waves = waves_of(c);
+  const auto memory_wait = stall_fraction(p, m::stall_long_scoreboard);
+  const auto barrier_wait = stall_fraction(p, m::stall_barrier);
+  std::optional<double> bytes_per_request;
+  const auto bytes = p.metric(m::gld_bytes_requested), requests = p.metric(m::gld_requests);
+  if (bytes && requests && *requests > 0) bytes_per_request = *bytes / *requests;
+  std::vector<Evidence> ev = s.evidence;
+  ev.push_back(evidence(d::achieved_occupancy, achieved));
+  ev.push_back(evidence("waves", waves));
+  ev.push_back(evidence("long_scoreboard_share", memory_wait));
+  ev.push_back(evidence("barrier_share", barrier_wait));
+  ev.push_back(evidence("load_bytes_per_request", bytes_per_request));
+  if (!s.fraction) return not_measured(ev);
+  if (!s.minimal || near_roof(p, s)) return no(ev);
+  Outcome out = yes(1.0 - *s.fraction, ev);
+  out.detail = roof_gap(p, achieved, waves, memory_wait, barrier_wait, bytes_per_request);
+  return out;
 }
 
 Outcome launch(const Probe& p) {
@@ -298,8 +401,12 @@ const CheckNode kDramExcess{"dram-excess", "Does DRAM move more bytes than the w
                             "dram_over_model (reads over gld_overfetch when measured)",
                             "redundant-dram-traffic", dram_excess};
 const CheckNode kAtRoof{"at-roof", "Are the bytes minimal and the bandwidth near the roof?",
-                        "dram_over_model and roof_fraction (else dram_pct)",
+                        "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
                         "memory-bound-at-roof", at_roof};
+const CheckNode kBelowRoof{"below-roof",
+                           "Are the bytes minimal but the bandwidth short of the roof?",
+                           "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
+                           "memory-bound-below-roof", below_roof};
 const CheckNode kSharedBanks{"shared-banks", "Do shared-memory accesses conflict on banks?",
                              "shared_excess_wavefronts / (shld_inst + shst_inst)",
                              "shared-bank-conflicts", shared_banks};
@@ -339,15 +446,18 @@ struct Branch {
 
 const std::vector<Branch>& branches() {
   static const std::vector<Branch> b = {
-      {"memory", "memory-bound",
-       {&kCoalescing, &kDramExcess, &kLocal, &kSharedBanks, &kAtomics,
-        &kOccupancy, &kTail, &kAtRoof}},
-      {"compute", "compute-bound",
-       {&kCoalescing, &kDramExcess, &kSharedBanks, &kLocal, &kAtomics, &kDivergence, &kMio,
-        &kSync, &kLatency, &kOccupancy, &kTail, &kCompute}},
-      {"neither", "latency-bound",
-       {&kCoalescing, &kDramExcess, &kSharedBanks, &kLocal, &kAtomics,
-        &kDivergence, &kMio, &kSync, &kLatency, &kOccupancy, &kTail, &kLaunch}},
+      {"memory",
+       "memory-bound",
+       {&kCoalescing, &kDramExcess, &kLocal, &kSharedBanks, &kAtomics, &kOccupancy, &kTail,
+        &kAtRoof, &kBelowRoof}},
+      {"compute",
+       "compute-bound",
+       {&kCoalescing, &kDramExcess, &kSharedBanks, &kLocal, &kAtomics, &kDivergence, &kMio, &kSync,
+        &kLatency, &kOccupancy, &kTail, &kCompute}},
+      {"neither",
+       "latency-bound",
+       {&kCoalescing, &kDramExcess, &kSharedBanks, &kLocal, &kAtomics, &kDivergence, &kMio, &kSync,
+        &kLatency, &kOccupancy, &kTail, &kLaunch}},
   };
   return b;
 }
@@ -399,6 +509,8 @@ bool too_little_work(const Probe& p, Diagnosis& out) {
 metrics::Unit evidence_unit(const std::string& metric) {
   using U = metrics::Unit;
   static const std::map<std::string, U> own = {{"roof_fraction", U::fraction},
+                                               {"dram_over_copy_roof", U::fraction},
+                                               {"load_bytes_per_request", U::bytes},
                                                {"theoretical_occupancy", U::fraction},
                                                {"idle_fraction_last_wave", U::fraction},
                                                {"long_scoreboard_share", U::fraction},
@@ -453,6 +565,11 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   auto low = at("low-occupancy"), latency = at("latency-bound");
   if (low != out.findings.end() && latency != out.findings.end() && latency < low)
     std::rotate(latency, low, low + 1);
+  // The memory branch's other problems (uncoalesced or redundant traffic, bank conflicts, a tail)
+  // are reasons a kernel is below the roof: named, they rank first, and memory-bound-below-roof
+  // says what the counters show beyond them.
+  std::stable_partition(out.findings.begin(), out.findings.end(),
+                        [](const Finding& f) { return f.id != "memory-bound-below-roof"; });
   // The verdict follows the principal finding where that finding names the limit.
   if (!out.findings.empty()) {
     const std::string& principal = out.findings.front().id;

@@ -36,10 +36,12 @@ const std::vector<ThresholdTraits> kThresholds = {
      "measured), from which traffic counts as redundant"},
     {"at_roof.dram_over_model", 1.15, 0, 1e6,
      "most DRAM bytes per work-model byte for the bytes to count as already minimal"},
-    {"at_roof.roof_fraction", 0.7, 0, 1,
-     "effective bandwidth over the measured copy roof from which a kernel is at the roof"},
-    {"at_roof.dram_pct", 65, 0, 100,
-     "DRAM throughput, % of peak, that counts as at the roof when there is no work model"},
+    {"at_roof.roof_fraction", 0.9, 0, 1,
+     "effective bandwidth over the measured copy roof (without a work model, DRAM bandwidth over "
+     "it) from which a memory-bound kernel is at the roof; below it, it is below the roof"},
+    {"at_roof.dram_pct", 80, 0, 100,
+     "DRAM throughput, % of peak, that counts as at the roof for a kernel without a work model "
+     "in a report without a measured copy roof"},
     {"shared_banks.excess_per_inst", 0.5, 0, 1e6,
      "shared-memory wavefronts beyond one per instruction, per instruction, from which bank "
      "conflicts count"},
@@ -123,8 +125,21 @@ const std::vector<FindingTraits> kFindings = {
      "reaches: it is as fast as its data movement allows.",
      "Only moving fewer bytes helps now: fuse with neighbouring kernels, use smaller data types, "
      "or compress.",
-     "DRAM bytes above at_roof.dram_over_model of the work model, or the effective bandwidth under "
-     "at_roof.roof_fraction of the copy roof",
+     "DRAM bytes above at_roof.dram_over_model of the work model, or the effective bandwidth (DRAM "
+     "bandwidth without a model) under at_roof.roof_fraction of the copy roof",
+     {"transpose", "vectorize"}},
+    {"memory-bound-below-roof",
+     "Memory-bound below the bandwidth roof",
+     "DRAM is the busiest unit and the kernel moves about the bytes its work needs, but slower "
+     "than the device can move them. By Little's law an SM sustains its share of the roof only "
+     "with latency x bandwidth / SMs bytes outstanding (~23 KB on an H200); few resident warps, a "
+     "partial last wave, barriers between load phases and too few or too narrow loads per thread "
+     "each keep fewer in flight. Its cause names the one the counters show.",
+     "Keep more bytes in flight per SM: issue several independent loads per thread before using "
+     "any (unroll), use 16-byte accesses, move more data per block between barriers, keep "
+     "occupancy up, and size the grid in full waves.",
+     "DRAM bytes above at_roof.dram_over_model of the work model, or the bandwidth at "
+     "at_roof.roof_fraction of the copy roof or above (then it is at the roof)",
      {"transpose", "vectorize"}},
     {"latency-bound",
      "Latency-bound: warps wait on memory",

@@ -10,6 +10,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
+#include "reports/limits.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/roofline.hpp"
 #include "reports/svg_chart.hpp"
@@ -168,6 +169,34 @@ std::string checks_table(const Report& r) {
         v.roof_fraction > 0 ? units::percent(v.roof_fraction) : std::string("—"));
   }
   return out + "</table>\n";
+}
+
+// The lab's best variant against its limit (reports/limits.hpp); a profiled program, which has
+// no baseline, has neither.
+std::string best_variant_html(const Report& r) {
+  const auto limit = lab_limit(r);
+  if (!r.baseline() || !limit.best) return "";
+  return fmt::format("<p class=\"limit\">best variant: <strong>{}</strong>, {}</p>\n",
+                     esc(limit.best->name), esc(limit.text()));
+}
+
+// One row per lab report: its best variant and how close it comes to its limit.
+std::string limits_table(const std::vector<Report>& reports) {
+  std::string rows;
+  for (const auto& r : reports) {
+    const auto limit = lab_limit(r);
+    if (!r.baseline() || !limit.best) continue;
+    rows += fmt::format(
+        "<tr><td><a href=\"#lab-{}\">{}</a></td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
+        anchor(r.subject()), esc(r.subject()), esc(limit.best->name),
+        units::seconds(limit.best->timing.median), esc(limit.text()));
+  }
+  if (rows.empty()) return "";
+  return "<h2>Best variants</h2>\n<table class=\"limits\">\n<tr><th>lab</th><th>best variant"
+         "</th><th class=\"num\">median</th><th class=\"num\">of its limit (reference library, "
+         "else copy roof)</th></tr>\n" +
+         rows + "</table>\n";
 }
 
 // Log-log: FLOP per DRAM byte against FLOP/s, under the copy roof's slope and the FP32 ceiling.
@@ -350,7 +379,8 @@ std::string report_section(const Report& r) {
       params += fmt::format("{}{} = {}", params.empty() ? "" : ", ", esc(name), value);
     out += fmt::format("<dt>parameters</dt><dd>{}</dd>\n", params);
   }
-  out += "</dl>\n<h3>Variants</h3>\n" + time_bars(r) + checks_table(r) + roofline(r);
+  out += "</dl>\n<h3>Variants</h3>\n" + time_bars(r) + checks_table(r) + best_variant_html(r) +
+         roofline(r);
   out += "<h3>Kernels</h3>\n";
   for (const auto& v : r.variants) {
     if (v.kernels.empty() && !v.timeline) continue;
@@ -390,6 +420,7 @@ std::string render_html(const std::vector<Report>& reports, const HtmlPage& page
     labs += fmt::format("{}<a href=\"#lab-{}\">{}</a>", labs.empty() ? "" : ", ",
                         anchor(r.subject()), esc(r.subject()));
   out += fmt::format("<dt>reports</dt><dd>{}</dd>\n</dl>\n</header>\n", labs);
+  if (reports.size() > 1) out += limits_table(reports);
   for (const auto& r : reports) out += report_section(r);
   return out + page_tail();
 }

@@ -1,5 +1,9 @@
 // The transpose lab on a real GPU: every variant correct at an odd, non-square size and at the
-// default size, and the counter signature each variant exists to show.
+// default size, the counter signature each variant exists to show, and vectorized at the copy
+// roof.
+#include <cstdint>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "app/lab_runner.hpp"
@@ -25,11 +29,36 @@ TEST(TransposeGpu, AllVariantsCorrectAtOddNonSquareSize) {
   s.warmup = 1;
   s.metrics = "none";
   const auto r = test::run_lab("transpose", s);
-  ASSERT_EQ(r.variants.size(), 4u);
+  ASSERT_EQ(r.variants.size(), 5u);
   for (const auto& v : r.variants) {
     EXPECT_EQ(v.check.status, report::CheckStatus::passed) << v.name << ": " << v.check.message;
     EXPECT_EQ(v.check.elements, 1000u * 777u);
     EXPECT_EQ(v.check.max_abs_error, 0.0) << v.name;
+  }
+}
+
+// vectorized runs its float4 instance when rows and cols are multiples of 4 and its scalar one
+// otherwise. Float4 shapes here end in partial 64 x 64 tiles in both directions (1000 = 15 x 64
+// + 40, 772 = 12 x 64 + 4) or are smaller than one tile; scalar ones are misaligned in rows,
+// in cols, or both.
+TEST(TransposeGpu, VectorizedCorrectOnBothInstances) {
+  GPULAB_REQUIRE_GPU();
+  struct Shape {
+    int rows, cols;
+  };
+  for (const Shape& shape : {Shape{1000, 772}, Shape{4, 4}, Shape{68, 132}, Shape{64, 64},
+                             Shape{4, 65}, Shape{65, 4}, Shape{63, 129}, Shape{1, 1}}) {
+    auto s = test::check_only(shape.rows, {{"cols", shape.cols}});
+    s.variants = "vectorized";
+    const auto r = test::run_lab("transpose", s);
+    const std::string context = std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+    ASSERT_EQ(r.variants.size(), 1u) << context;
+    test::expect_exact(r, static_cast<std::uint64_t>(shape.rows) * shape.cols, context);
+    const bool aligned = shape.rows % 4 == 0 && shape.cols % 4 == 0;
+    ASSERT_EQ(r.variants[0].kernels.size(), 1u) << context;
+    EXPECT_EQ(r.variants[0].kernels[0].name,
+              aligned ? "transpose_vectorized" : "transpose_vectorized_scalar")
+        << context;
   }
 }
 
@@ -57,7 +86,7 @@ const report::Report& default_run() {
 TEST(TransposeGpu, DefaultSizeCorrectAndFaster) {
   GPULAB_REQUIRE_GPU();
   const auto& r = default_run();
-  ASSERT_EQ(r.variants.size(), 4u);
+  ASSERT_EQ(r.variants.size(), 5u);
   EXPECT_EQ(r.params.at("rows"), 8192);
   for (const auto& v : r.variants)
     EXPECT_EQ(v.check.status, report::CheckStatus::passed) << v.name << ": " << v.check.message;
@@ -68,6 +97,22 @@ TEST(TransposeGpu, DefaultSizeCorrectAndFaster) {
   EXPECT_GE(best, 0.80) << "best effective bandwidth vs the measured copy roof";
 }
 
+// Napkin math (labs/transpose.cu): 16 KB of loads in flight per 64 x 64 block, 128 KB per SM,
+// against the ~23 KB per SM that latency x bandwidth asks for; padded and swizzled, with 4 KB
+// per block, stop at ~83%.
+TEST(TransposeGpu, DefaultSizeVectorizedAtTheCopyRoof) {
+  GPULAB_REQUIRE_GPU();
+  const auto& r = default_run();
+  const auto& v = *r.find_variant("vectorized");
+  EXPECT_EQ(v.check.status, report::CheckStatus::passed) << v.check.message;
+  EXPECT_EQ(v.check.elements, 8192u * 8192u);
+  EXPECT_EQ(v.check.max_abs_error, 0.0);
+  ASSERT_EQ(v.kernels.size(), 1u);
+  EXPECT_EQ(v.kernels[0].name, "transpose_vectorized");
+  EXPECT_GE(v.roof_fraction, 0.90) << "effective bandwidth vs the measured copy roof";
+  EXPECT_GE(v.speedup, 3.0);
+}
+
 TEST(TransposeGpu, CountersShowBankConflictsOnlyInTiled) {
   GPULAB_REQUIRE_GPU();
   const auto& r = default_run();
@@ -75,12 +120,16 @@ TEST(TransposeGpu, CountersShowBankConflictsOnlyInTiled) {
   const auto& tiled = *r.find_variant("tiled");
   const auto& padded = *r.find_variant("padded");
   const auto& swizzled = *r.find_variant("swizzled");
+  const auto& vectorized = *r.find_variant("vectorized");
   EXPECT_GE(derived(tiled, d::shld_wavefronts_per_inst), 16.0);
   EXPECT_LE(derived(padded, d::shld_wavefronts_per_inst), 1.5);
   EXPECT_LE(derived(swizzled, d::shld_wavefronts_per_inst), 1.5);
+  // vectorized's 4-byte tile loads hit 32 banks through its chunk swizzle.
+  EXPECT_LE(derived(vectorized, d::shld_wavefronts_per_inst), 1.5);
   const double tiled_excess = derived(tiled, d::shared_excess_wavefronts);
   EXPECT_LT(derived(padded, d::shared_excess_wavefronts), 0.05 * tiled_excess);
   EXPECT_LT(derived(swizzled, d::shared_excess_wavefronts), 0.05 * tiled_excess);
+  EXPECT_LT(derived(vectorized, d::shared_excess_wavefronts), 0.05 * tiled_excess);
   // The raw conflict counter is kept, labelled, even though it over-counts on GH100.
   EXPECT_GE(raw(tiled, m::shld_conflicts), 0.0);
 }
@@ -100,6 +149,12 @@ TEST(TransposeGpu, CountersShowCoalescing) {
     EXPECT_EQ(derived(v, d::local_bytes), 0.0) << name;
   }
   EXPECT_GT(derived(naive, d::dram_read_over_model), 0.95);
+  // float4 accesses: a warp's load covers 2 rows x 256 B, its store 4 rows x 128 B.
+  const auto& vectorized = *r.find_variant("vectorized");
+  EXPECT_NEAR(derived(vectorized, d::gld_sectors_per_request), 16.0, 0.1);
+  EXPECT_NEAR(derived(vectorized, d::gst_sectors_per_request), 16.0, 0.1);
+  EXPECT_NEAR(derived(vectorized, d::dram_read_over_model), 1.0, 0.05);
+  EXPECT_EQ(derived(vectorized, d::local_bytes), 0.0);
 }
 
 TEST(TransposeGpu, ProfilerIsReusableAcrossRuns) {

@@ -69,7 +69,7 @@ TEST(Cli, ListJsonIsValidAndComplete) {
   ASSERT_NE(it, labs.end());
   EXPECT_EQ((*it)["variants"][0]["role"], "baseline");
   EXPECT_EQ((*it)["variants"][0]["expected_finding"], "uncoalesced-global");
-  EXPECT_EQ((*it)["variants"].size(), 4u);
+  EXPECT_EQ((*it)["variants"].size(), 5u);
 }
 
 TEST(Cli, ListMetrics) {

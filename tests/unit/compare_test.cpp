@@ -132,10 +132,10 @@ TEST(Compare, FindingsResolvedAndIntroduced) {
   const auto doc = nlohmann::json::parse(json.out);
   const auto& findings = doc["comparisons"][0]["variants"][0]["findings"];
   EXPECT_EQ(findings["resolved"], nlohmann::json::array({"shared-bank-conflicts"}));
-  EXPECT_EQ(findings["introduced"], nlohmann::json::array({"memory-bound-at-roof"}));
+  EXPECT_EQ(findings["introduced"], nlohmann::json::array({"memory-bound-below-roof"}));
   const auto& principal = doc["comparisons"][0]["variants"][0]["principal"];
   EXPECT_EQ(principal["a"], "shared-bank-conflicts");
-  EXPECT_EQ(principal["b"], "memory-bound-at-roof");
+  EXPECT_EQ(principal["b"], "memory-bound-below-roof");
 }
 
 TEST(Compare, PrincipalFindingsComeBeforeTheCounters) {

@@ -32,8 +32,8 @@ TEST(DiagnosisFixture, TransposeExpectedPrincipalFindings) {
   const Report r = diagnosed(kTranspose);
   EXPECT_EQ(principal_finding(*r.find_variant("naive")), "uncoalesced-global");
   EXPECT_EQ(principal_finding(*r.find_variant("tiled")), "shared-bank-conflicts");
-  EXPECT_EQ(principal_finding(*r.find_variant("padded")), "memory-bound-at-roof");
-  EXPECT_EQ(principal_finding(*r.find_variant("swizzled")), "memory-bound-at-roof");
+  EXPECT_EQ(principal_finding(*r.find_variant("padded")), "memory-bound-below-roof");
+  EXPECT_EQ(principal_finding(*r.find_variant("swizzled")), "memory-bound-below-roof");
 }
 
 TEST(DiagnosisFixture, OptimizedVariantsDoNotCarryTheBaselineFinding) {
@@ -195,7 +195,7 @@ TEST(DecisionTree, RedundantTrafficNeedsAModel) {
 TEST(DecisionTree, MemoryBoundAtRoofOnlyWhenNothingElse) {
   Case c;
   c.kernel.metrics[m::dram_pct] = 80;
-  c.variant.roof_fraction = 0.85;
+  c.variant.roof_fraction = 0.95;
   auto d = c.run();
   EXPECT_EQ(d.verdict, "memory-bound");
   ASSERT_FALSE(d.findings.empty());
@@ -293,9 +293,9 @@ TEST(DecisionTree, MissingMetricsSayNotMeasuredAndTheWalkGoesOn) {
 TEST(DecisionTree, EveryFindingIdIsInTheCatalogue) {
   for (const char* id :
        {"uncoalesced-global", "redundant-dram-traffic", "host-device-transfers", "um-page-faults",
-        "memory-bound-at-roof", "latency-bound", "shared-bank-conflicts", "local-memory",
-        "low-occupancy", "tail-effect", "launch-overhead", "warp-divergence", "atomic-contention",
-        "sync-overhead", "compute-bound"}) {
+        "memory-bound-at-roof", "memory-bound-below-roof", "latency-bound", "shared-bank-conflicts",
+        "local-memory", "low-occupancy", "tail-effect", "launch-overhead", "warp-divergence",
+        "atomic-contention", "sync-overhead", "compute-bound"}) {
     const auto* f = find_finding(id);
     ASSERT_NE(f, nullptr) << id;
     EXPECT_GT(std::string(f->explanation).size(), 40u) << id;

@@ -8,6 +8,7 @@
 #include "reports/compare.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
+#include "reports/limits.hpp"
 #include "reports/render_html.hpp"
 #include "reports/report_json.hpp"
 #include "reports/roofline.hpp"
@@ -79,6 +80,29 @@ TEST(RenderHtml, EveryLabFixtureRendersWithItsSections) {
     EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
     for (const auto& v : r.variants) EXPECT_NE(html.find(html_safe(v.name)), std::string::npos);
   }
+}
+
+TEST(RenderHtml, EachLabShowsItsBestVariantAgainstItsLimit) {
+  std::vector<Report> reports;
+  for (const char* lab : {"transpose", "matmul", "reduction"})
+    reports.push_back(
+        load_report((fs::path(GPULAB_FIXTURES_DIR) / "labs" / lab).string() + ".json"));
+  for (const auto& r : reports) {
+    const std::string one = render_html({r}, HtmlPage{});
+    const LabLimit l = lab_limit(r);
+    ASSERT_TRUE(l.best) << r.subject();
+    EXPECT_NE(one.find("best variant: <strong>" + l.best->name + "</strong>, " + l.text()),
+              std::string::npos)
+        << r.subject();
+    EXPECT_EQ(one.find("<h2>Best variants</h2>"), std::string::npos) << "one report: no table";
+  }
+  const std::string all = render_html(reports, HtmlPage{});
+  const auto table = all.find("<h2>Best variants</h2>");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_LT(table, all.find("<section class=\"lab\""));
+  EXPECT_NE(all.find("82.6% of copy roof", table), std::string::npos);
+  EXPECT_NE(all.find("74.5% of cublas", table), std::string::npos);
+  EXPECT_NE(all.find("101.3% of cub", table), std::string::npos);
 }
 
 TEST(RenderHtml, TracedVariantsGetAGanttChart) {
