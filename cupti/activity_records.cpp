@@ -254,6 +254,12 @@ void EnabledKinds::enable(CUpti_ActivityKind kind) {
   kinds_.push_back(kind);
 }
 
+CUptiResult EnabledKinds::try_enable(CUpti_ActivityKind kind) {
+  const CUptiResult r = cuptiActivityEnable(kind);
+  if (r == CUPTI_SUCCESS) kinds_.push_back(kind);
+  return r;
+}
+
 void EnabledKinds::flush() {
   flushed_ = true;
   GPULAB_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));

@@ -39,6 +39,8 @@ class EnabledKinds {
   EnabledKinds& operator=(const EnabledKinds&) = delete;
   ~EnabledKinds();
   void enable(CUpti_ActivityKind kind);
+  // As enable, but a refusal is returned instead of thrown (and the kind is not held).
+  CUptiResult try_enable(CUpti_ActivityKind kind);
   // Before the kinds are disabled: unified-memory records still incomplete then would be lost.
   void flush();
 

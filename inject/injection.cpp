@@ -103,6 +103,7 @@ class Injection {
                     const CUpti_CallbackData& info);
   void launch_exit(const CUpti_CallbackData& info);
   void read_attributes(CUfunction function, RecordedLaunch& r) const;
+  void unified_memory_records_late();
   bool wanted(const RecordedLaunch& r);
   cupti::RangeProfiler* profiler_for(CUcontext context, std::string& why_not);
   void context_ending(CUcontext context);
@@ -162,8 +163,12 @@ void Injection::start() {
     if (config_.mode == "trace") {
       kinds_->enable(CUPTI_ACTIVITY_KIND_MEMCPY);
       kinds_->enable(CUPTI_ACTIVITY_KIND_MEMSET);
-      if (cupti::configure_unified_memory() == CUPTI_SUCCESS)
-        kinds_->enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+      // Inside cuInit, before any context, CUPTI 13.0 refuses the unified-memory records with
+      // CUPTI_ERROR_NOT_READY (seen on the H200): they are enabled when the first context is.
+      if (cupti::configure_unified_memory() == CUPTI_SUCCESS &&
+          kinds_->try_enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) == CUPTI_ERROR_NOT_READY)
+        GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
+                                               CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
     }
   } catch (const std::exception& e) {
     refuse(std::string("CUPTI could not be set up: ") + e.what());
@@ -176,6 +181,7 @@ void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, co
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
       context_ending(static_cast<const CUpti_ResourceData*>(data)->context);
+    if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) unified_memory_records_late();
     return;
   }
   const auto& info = *static_cast<const CUpti_CallbackData*>(data);
@@ -196,6 +202,20 @@ void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, co
   } else if (--t_launch.depth == 0) {
     launch_exit(info);
   }
+}
+
+// The unified-memory records CUPTI would not enable before a context existed: once, at the first
+// context. A second refusal leaves the trace without migrations, and the process says why.
+void Injection::unified_memory_records_late() {
+  static std::once_flag once;
+  std::call_once(once, [this] {
+    cuptiEnableCallback(0, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    const CUptiResult r = kinds_->try_enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    if (r != CUPTI_SUCCESS)
+      std::fprintf(stderr, "gpulab: no unified-memory migration records in this trace: %s\n",
+                   cupti::describe(r));
+  });
 }
 
 void Injection::read_attributes(CUfunction function, RecordedLaunch& r) const {
