@@ -36,10 +36,10 @@ const std::vector<ThresholdTraits> kThresholds = {
      "measured), from which traffic counts as redundant"},
     {"at_roof.dram_over_model", 1.15, 0, 1e6,
      "most DRAM bytes per work-model byte for the bytes to count as already minimal"},
-    {"at_roof.roof_fraction", 0.9, 0, 1,
+    {"at_roof.roof_fraction", 0.87, 0, 1,
      "effective bandwidth over the measured copy roof (without a work model, DRAM bandwidth over "
      "it) from which a memory-bound kernel is at the roof; below it, it is below the roof"},
-    {"at_roof.dram_pct", 80, 0, 100,
+    {"at_roof.dram_pct", 77, 0, 100,
      "DRAM throughput, % of peak, that counts as at the roof for a kernel without a work model "
      "in a report without a measured copy roof"},
     {"shared_banks.excess_per_inst", 0.5, 0, 1e6,
