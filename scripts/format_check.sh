@@ -23,11 +23,11 @@ fi
 
 # git clang-format prints a diff of the reformatting it would do to the changed lines, or one of
 # its "no modified files" / "did not modify any files" lines when there is none.
-diff=$(git clang-format --diff --style=file "$base" -- 2>&1) || true
+diff=$(git clang-format --diff --style=file --extensions c,cc,cpp,h,hpp,cu,cuh "$base" -- 2>&1) || true
 if [ -z "$diff" ] || grep -qE '^(no modified files to format|clang-format did not modify any files)$' <<<"$diff"; then
   echo "format check: lines changed since $(git rev-parse --short "$base") are formatted"
   exit 0
 fi
 echo "$diff"
-echo "format check: the lines above want reformatting (git clang-format $(git rev-parse --short "$base") fixes them)" >&2
+echo "format check: the lines above want reformatting (git clang-format --extensions c,cc,cpp,h,hpp,cu,cuh $(git rev-parse --short "$base") fixes them)" >&2
 exit 1
