@@ -19,17 +19,7 @@ tail -30 "$logs/profile_tests.txt"
 note "ProfileGpu tests: exit $rc ($(grep -c '^\[       OK' "$logs/profile_tests.txt") ok, $(grep -c '^\[  FAILED  \]' "$logs/profile_tests.txt") failed lines)"
 
 step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
-cat >"$logs/torch_demo.py" <<'PY'
-import torch
-x = torch.randn(8192, 8192, device="cuda")
-t = x.t().contiguous()          # transposed copy
-s = x[:, ::2].contiguous()      # strided slice copy
-total = x.sum()                 # reduction
-y = x @ x                       # matmul
-torch.cuda.synchronize()
-print("checksum", float(t[1, 0] - x[0, 1]), s.shape[1], float(total) != 0, y.shape[0])
-PY
-timeout 300 $bin profile --diagnose --json "$out/torch_profile.json" -- python3 "$logs/torch_demo.py" \
+timeout 300 $bin profile --diagnose --json "$out/torch_profile.json" -- python3 scripts/torch_demo.py \
     >"$out/torch_profile.txt" 2>&1
 note "pytorch profile --diagnose: exit $?"
 tail -60 "$out/torch_profile.txt"

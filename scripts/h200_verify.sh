@@ -77,18 +77,8 @@ fi
 
 if enough 40 "PyTorch profile"; then
   step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
-  cat >"$logs/torch_demo.py" <<'PY'
-import torch
-x = torch.randn(8192, 8192, device="cuda")
-t = x.t().contiguous()          # transposed copy
-s = x[:, ::2].contiguous()      # strided slice copy
-total = x.sum()                 # reduction
-y = x @ x                       # matmul
-torch.cuda.synchronize()
-print("checksum", float(t[1, 0] - x[0, 1]), s.shape[1], float(total) != 0, y.shape[0])
-PY
   timeout "$(upto 120)" $bin profile --diagnose --json "$reports/torch_profile.json" \
-      -- python3 "$logs/torch_demo.py" >"$logs/torch_profile.txt" 2>&1
+      -- python3 scripts/torch_demo.py >"$logs/torch_profile.txt" 2>&1
   note "pytorch profile --diagnose: exit $?"
   grep -E "verdict|principal|launches|theoretical_occupancy" "$logs/torch_profile.txt" | head -30
 fi
