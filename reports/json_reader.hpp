@@ -42,6 +42,9 @@ class Reader {
   std::int64_t integer_or(const std::string& key, std::int64_t fallback) const {
     return has(key) ? integer(key) : fallback;
   }
+  std::uint64_t count_or(const std::string& key, std::uint64_t fallback) const {
+    return has(key) ? at(key).as_count() : fallback;
+  }
   bool boolean_or(const std::string& key, bool fallback) const {
     if (!has(key)) return fallback;
     const auto r = at(key);
@@ -56,6 +59,14 @@ class Reader {
   double as_number() const {
     if (!node_.is_number()) fail(where_, "expected a number");
     return node_.get<double>();
+  }
+  // Bytes, elements: a number from 0 to 2^64 - 1 (a float outside that range has no uint64 value:
+  // converting it would be undefined behaviour); a fraction is cut to its whole part.
+  std::uint64_t as_count() const {
+    const double v = as_number();
+    if (!(v >= 0 && v < 18446744073709551616.0))
+      fail(where_, "expected a count from 0 to 2^64 - 1");
+    return node_.is_number_integer() ? node_.get<std::uint64_t>() : static_cast<std::uint64_t>(v);
   }
   std::int64_t as_integer() const {
     if (!node_.is_number_integer()) fail(where_, "expected an integer");

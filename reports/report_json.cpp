@@ -150,9 +150,9 @@ DeviceInfo read_device(const Reader& r) {
   if (std::sscanf(cc.c_str(), "%d.%d", &d.cc_major, &d.cc_minor) != 2)
     Reader::fail(r.where() + ".compute_capability", "expected MAJOR.MINOR");
   d.sm_count = static_cast<int>(r.integer_or("sm_count", 0));
-  d.global_memory_bytes = static_cast<std::uint64_t>(r.num_or("global_memory_bytes", 0));
-  d.l2_bytes = static_cast<std::uint64_t>(r.num_or("l2_bytes", 0));
-  d.shared_per_sm_bytes = static_cast<std::uint64_t>(r.num_or("shared_per_sm_bytes", 0));
+  d.global_memory_bytes = r.count_or("global_memory_bytes", 0);
+  d.l2_bytes = r.count_or("l2_bytes", 0);
+  d.shared_per_sm_bytes = r.count_or("shared_per_sm_bytes", 0);
   d.max_warps_per_sm = static_cast<int>(r.integer_or("max_warps_per_sm", 0));
   d.registers_per_sm = static_cast<int>(r.integer_or("registers_per_sm", 0));
   d.max_blocks_per_sm = static_cast<int>(r.integer_or("max_blocks_per_sm", 0));
@@ -166,7 +166,7 @@ DeviceInfo read_device(const Reader& r) {
     const auto roofs = r.at("roofs");
     d.roofs.theoretical_bandwidth = roofs.num_or("theoretical_bandwidth", 0);
     d.roofs.copy_bandwidth = roofs.num_or("copy_bandwidth", 0);
-    d.roofs.copy_bytes = static_cast<std::uint64_t>(roofs.num_or("copy_bytes", 0));
+    d.roofs.copy_bytes = roofs.count_or("copy_bytes", 0);
   }
   if (r.has("counters")) {
     const auto c = r.at("counters");
@@ -222,8 +222,8 @@ Variant read_variant(const Reader& r) {
   v.check.max_rel_error = c.num_or("max_rel_error", 0);
   v.check.tolerance_abs = c.num_or("tolerance_abs", 0);
   v.check.tolerance_rel = c.num_or("tolerance_rel", 0);
-  v.check.elements = static_cast<std::uint64_t>(c.num_or("elements", 0));
-  v.check.mismatches = static_cast<std::uint64_t>(c.num_or("mismatches", 0));
+  v.check.elements = c.count_or("elements", 0);
+  v.check.mismatches = c.count_or("mismatches", 0);
   v.check.message = c.str_or("message", "");
 
   const auto t = r.at("timing");

@@ -56,7 +56,7 @@ Activity read_activity(const Reader& r) {
   a.start = r.num("start");
   a.end = r.num("end");
   if (a.end < a.start) Reader::fail(r.where() + ".end", "ends before it starts");
-  a.bytes = static_cast<std::uint64_t>(r.num_or("bytes", 0));
+  a.bytes = r.count_or("bytes", 0);
   a.source_memory = r.str_or("source_memory", "");
   a.destination_memory = r.str_or("destination_memory", "");
   a.cause = r.str_or("cause", "");

@@ -128,6 +128,15 @@ TEST(ReportJson, ErrorsNameTheFieldPath) {
   json["params"]["rows"] = 1.5;
   expect_rejected(json, "params.rows: expected an integer");
   expect_rejected(nlohmann::json::array(), "expected a JSON object");
+  // A count beyond any uint64 (the fuzzer's 6.7e77 elements) or below zero is refused, not cast.
+  for (const double elements : {6.7e77, -1.0}) {
+    json = to_json(sample_report());
+    json["variants"][0]["check"]["elements"] = elements;
+    expect_rejected(json, "variants[0].check.elements: expected a count from 0 to 2^64 - 1");
+  }
+  json = to_json(sample_report());
+  json["device"]["l2_bytes"] = 52428800.0;  // a whole float is a count
+  EXPECT_EQ(from_json(json).device.l2_bytes, 52428800u);
 }
 
 TEST(ReportJson, LoadRejectsTruncatedAndMalformedFiles) {
