@@ -31,6 +31,7 @@
 #include "cupti/cupti_check.hpp"
 #include "cupti/launch_params.hpp"
 #include "cupti/range_profiler.hpp"
+#include "inject/counter_lock.hpp"
 #include "inject/record_file.hpp"
 #include "inject/watchdog.hpp"
 #include "reports/kernel_name.hpp"
@@ -60,6 +61,7 @@ class Injection {
   explicit Injection(report::InjectionConfig config)
       : config_(std::move(config)),
         file_(config_.output_dir, [this] { return process_line(); }),
+        counter_lock_(config_.output_dir),
         watchdog_(config_.watchdog_seconds,
                   [this](std::int64_t index, const std::string& name, double seconds) {
                     on_watchdog(index, name, seconds);
@@ -96,7 +98,7 @@ class Injection {
   void refuse(const std::string& why) {
     refused_ = why;
     std::fprintf(stderr, "gpulab: %s\n", why.c_str());
-    file_.write(process_line());
+    file_.open();  // its first line is the process line, which now says why
   }
 
   void launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
@@ -113,6 +115,7 @@ class Injection {
   report::InjectionConfig config_;
   std::optional<std::regex> filter_;
   RecordFile file_;
+  CounterLock counter_lock_;  // held from a profiled launch's entry to its exit
   Watchdog watchdog_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::string refused_;
@@ -174,7 +177,7 @@ void Injection::start() {
     refuse(std::string("CUPTI could not be set up: ") + e.what());
     return;
   }
-  file_.write(process_line());
+  file_.open();  // a process that launches nothing is in the report too
 }
 
 void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
@@ -306,15 +309,19 @@ void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
   if (config_.launch_count > 0 && profiled_ >= config_.launch_count) return;
   ++profiled_;
   r.profiled = true;
+  // Another process of the program may be profiling on this GPU: wait for its launch to end.
+  if (CUdevice device = 0; cuCtxGetDevice(&device) == CUDA_SUCCESS) counter_lock_.acquire(device);
   std::string why_not;
   cupti::RangeProfiler* profiler = profiler_for(info.context, why_not);
   if (!profiler) {
+    counter_lock_.release();
     r.error = why_not;
     return;
   }
   try {
     profiler->begin_kernel_replay(1);
   } catch (const std::exception& e) {
+    counter_lock_.release();
     r.error = e.what();
     return;
   }
@@ -351,6 +358,7 @@ void Injection::launch_exit(const CUpti_CallbackData& info) {
         r.error = e.what();
       }
     }
+    counter_lock_.release();
     f.profiling = false;
     f.serialized = {};
   }

@@ -22,6 +22,9 @@ class RecordFile {
   // otherwise ignored: the profiled program must not fail because a record could not be written.
   void write(const std::string& line);
 
+  // Opens this process's file if it is not yet open, which writes its first line.
+  void open() { write(""); }
+
   // Around fork(): the child must not inherit the lock held by another thread.
   void lock_for_fork() { mutex_.lock(); }
   void unlock_after_fork() { mutex_.unlock(); }

@@ -1,5 +1,6 @@
 #include "reports/profile_records.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -55,13 +56,20 @@ void read_line(const json& doc, RecordSet& into) {
   const std::string type = r.str("record");
   const std::int64_t pid = r.integer("pid");
   if (type == "process") {
-    RecordedProcess& p = into.processes.emplace_back();
+    RecordedProcess p;
     p.pid = pid;
     p.parent_pid = r.integer_or("parent_pid", 0);
     p.mode = r.str_or("mode", "counters");
     p.cupti_version = static_cast<int>(r.integer_or("cupti_version", 0));
     p.chip = r.str_or("chip", "");
     p.refused = r.str_or("refused", "");
+    // A process's later line (a refusal after its start) replaces its earlier one.
+    auto same = std::find_if(into.processes.begin(), into.processes.end(),
+                             [&](const RecordedProcess& q) { return q.pid == pid; });
+    if (same != into.processes.end())
+      *same = std::move(p);
+    else
+      into.processes.push_back(std::move(p));
   } else if (type == "launch") {
     RecordedLaunch& l = into.launches.emplace_back();
     l.pid = pid;

@@ -4,11 +4,18 @@
 # `gpulab profile`: its GPU tests, a PyTorch script profiled with the diagnosis, and the overhead
 # against ncu for the same metrics. Everything ends within a deadline; a step left out for lack
 # of time is said so. Prints a short summary last. From the repository root:
-#   [GPULAB_GIT_SHA=<sha>] [GPULAB_VERIFY_DEADLINE_S=570] bash scripts/h200_verify.sh LAB[,LAB...] [OUT_DIR]
+#   [GPULAB_GIT_SHA=<sha>] [GPULAB_VERIFY_DEADLINE_S=570] [GPULAB_VERIFY_STEPS=...] \
+#     bash scripts/h200_verify.sh LAB[,LAB...]|none [OUT_DIR]
+# GPULAB_VERIFY_STEPS picks the steps after the labs' (default: all but run-all), comma-separated:
+#   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
+#   overhead, run-all (`run --all --diagnose` reports of every lab, for the HTML report).
 # OUT_DIR receives summary.txt, reports.tgz (the labs' reports, the PyTorch profile) and
 # logs.tgz (every step's output): three files, within what a device call brings back.
 set -uo pipefail
-labs=${1:?usage: h200_verify.sh LAB[,LAB...] [OUT_DIR]}
+labs=${1:?usage: h200_verify.sh LAB[,LAB...]|none [OUT_DIR]}
+[[ $labs == none ]] && labs=""
+steps=",${GPULAB_VERIFY_STEPS:-selftest,profile-tests,torch,overhead},"
+wants() { [[ $steps == *",$1,"* ]]; }
 out=${2:-${OUT:-/tmp/gpulab-out}}
 source "$(dirname "$0")/h200_common.sh"
 apps=$build/tests/apps
@@ -35,7 +42,7 @@ for lab in ${labs//,/ }; do
   suite=$(echo "$lab" | sed -E 's/(^|-)([a-z])/\U\2/g')
   filter+="${filter:+:}${suite}Gpu.*"
 done
-if enough 60 "GPU tests $filter"; then
+if [[ -n $filter ]] && enough 60 "GPU tests $filter"; then
   step "GPU tests: $filter"
   start=$(ms)
   timeout "$(upto 200)" $build/tests/gpulab_gpu_tests --gtest_brief=1 --gtest_filter="$filter" \
@@ -56,7 +63,7 @@ for lab in ${labs//,/ }; do
   note "run $lab: exit $rc in $(( ($(ms) - start) / 1000 )) s"
 done
 
-if enough 90 "selftest"; then
+if wants selftest && enough 90 "selftest"; then
   step "gpulab selftest (every lab)"
   start=$(ms)
   timeout "$(upto 240)" $bin selftest >"$logs/selftest.txt" 2>&1
@@ -65,17 +72,18 @@ if enough 90 "selftest"; then
   note "selftest: exit $rc in $(( ($(ms) - start) / 1000 )) s: $(tail -1 "$logs/selftest.txt")"
 fi
 
-if enough 60 "ProfileGpu tests"; then
-  step "GPU tests of gpulab profile"
+if wants profile-tests && enough 60 "ProfileGpu tests"; then
+  step "GPU tests of gpulab profile and of the range profiler"
   start=$(ms)
-  timeout "$(upto 150)" $build/tests/gpulab_gpu_tests --gtest_filter='ProfileGpu.*' \
+  timeout "$(upto 200)" $build/tests/gpulab_gpu_tests --gtest_filter='RangeProfilerGpu.*:ProfileGpu.*' \
       >"$logs/profile_tests.log" 2>&1
   rc=$?
-  grep -E "^\[ +(OK|FAILED) |Failure|Expected|Which is|actual" "$logs/profile_tests.log" | head -40
+  grep -E "^\[ +(OK|FAILED) |Failure|Expected|Which is|actual|kernel replay of" \
+      "$logs/profile_tests.log" | head -40
   note "ProfileGpu tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/profile_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/profile_tests.log" | tail -1)"
 fi
 
-if enough 40 "PyTorch profile"; then
+if wants torch && enough 40 "PyTorch profile"; then
   step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
   timeout "$(upto 120)" $bin profile --diagnose --json "$reports/torch_profile.json" \
       -- python3 scripts/torch_demo.py >"$logs/torch_profile.txt" 2>&1
@@ -83,19 +91,38 @@ if enough 40 "PyTorch profile"; then
   grep -E "verdict|principal|launches|theoretical_occupancy" "$logs/torch_profile.txt" | head -30
 fi
 
-if enough 60 "overhead"; then
-  step "overhead against ncu (same metrics, every launch of many_kernels)"
-  timeout "$(upto 60)" $bin profile --launch-count all --metrics basic \
-      --json "$reports/many_kernels.json" -- "$apps/many_kernels" >/dev/null 2>&1
+if wants overhead && enough 60 "overhead"; then
+  # Both tools on every launch and on the first alone: the difference over the other 199
+  # launches is each tool's cost per profiled launch, the rest its cost per program.
+  step "overhead against ncu (same metrics, every launch of many_kernels, then the first alone)"
+  t0=$(ms)
+  timeout "$(upto 90)" $bin profile --launch-count all --metrics basic \
+      --json "$reports/many_kernels.json" -- "$apps/many_kernels" >"$logs/overhead.txt" 2>&1
+  t1=$(ms)
   names=$(python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' \
       "$reports/many_kernels.json" 2>/dev/null)
-  t0=$(ms)
-  timeout "$(upto 60)" $bin profile --launch-count all --metrics basic -- "$apps/many_kernels" >/dev/null 2>&1
-  t1=$(ms)
+  t2=$(ms)
   timeout "$(upto 120)" ncu --clock-control none --cache-control none --metrics "$names" \
       "$apps/many_kernels" >/dev/null 2>&1
-  t2=$(ms)
-  note "overhead: gpulab $(( t1 - t0 )) ms, ncu $(( t2 - t1 )) ms, ratio $(python3 -c "print(round($(( t1 - t0 )) / max(1, $(( t2 - t1 ))), 3))")"
+  t3=$(ms)
+  timeout "$(upto 30)" $bin profile --launch-count 1 --metrics basic -- "$apps/many_kernels" \
+      >/dev/null 2>&1
+  t4=$(ms)
+  timeout "$(upto 30)" ncu --clock-control none --cache-control none --metrics "$names" \
+      --launch-count 1 "$apps/many_kernels" >/dev/null 2>&1
+  t5=$(ms)
+  note "overhead (200 launches): gpulab $(( t1 - t0 )) ms, ncu $(( t3 - t2 )) ms, ratio $(python3 -c "print(round($(( t1 - t0 )) / max(1, $(( t3 - t2 ))), 3))")"
+  note "overhead (first launch only): gpulab $(( t4 - t3 )) ms, ncu $(( t5 - t4 )) ms; per further launch: gpulab $(( (t1 - t0 - t4 + t3) / 199 )) ms, ncu $(( (t3 - t2 - t5 + t4) / 199 )) ms"
+fi
+
+if wants run-all && enough 120 "run --all"; then
+  step "gpulab run --all --diagnose (every lab's report)"
+  start=$(ms)
+  mkdir -p "$reports/all"
+  timeout "$(upto 300)" $bin run --all --diagnose --json-dir "$reports/all" >"$logs/run_all.txt" 2>&1
+  rc=$?
+  tail -25 "$logs/run_all.txt"
+  note "run --all: exit $rc in $(( ($(ms) - start) / 1000 )) s, $(ls "$reports/all" | wc -l) reports"
 fi

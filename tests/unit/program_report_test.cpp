@@ -99,6 +99,20 @@ TEST(ProfileRecords, EveryRecordSurvivesItsLine) {
   EXPECT_EQ(back.unreadable_lines, 0);
 }
 
+TEST(ProfileRecords, AProcessWrittenTwiceIsOneProcessAsItLastSaid) {
+  RecordSet two;
+  two.processes.push_back({100, 1, "counters", 130001, "", ""});
+  two.processes.push_back({100, 1, "counters", 130001, "", "counters unavailable"});
+  two.processes.push_back({101, 100, "counters", 130001, "", ""});
+  std::istringstream in(lines_of(two));
+  RecordSet back;
+  read_records(in, back);
+  ASSERT_EQ(back.processes.size(), 2u);
+  EXPECT_EQ(back.processes[0].pid, 100);
+  EXPECT_EQ(back.processes[0].refused, "counters unavailable");
+  EXPECT_EQ(back.processes[1].pid, 101);
+}
+
 TEST(ProfileRecords, ALineCutShortByAKillIsCountedAndTheRestKept) {
   std::string text = lines_of(two_functions());
   text += R"({"record":"launch","pid":100,"index":4,"name":"_Z5sa)";  // no newline: killed here
