@@ -25,18 +25,23 @@ struct Profiled {
   std::optional<report::Report> report;
 };
 
-// gpulab profile OPTIONS --json FILE -- tests/apps/APP ARGS
-Profiled profile(const std::string& options, const std::string& app, const std::string& args = "") {
+// gpulab profile OPTIONS --json FILE -- tests/apps/APP ARGS, killed (exit 137) past `limit_s`
+// seconds: a profile that hangs fails its test instead of stopping every test after it.
+Profiled profile(const std::string& options, const std::string& app, const std::string& args = "",
+                 int limit_s = 120) {
   static int n = 0;
   const std::string json = ::testing::TempDir() + "/gpulab_profile_" + std::to_string(::getpid()) +
                            "_" + std::to_string(n++) + ".json";
-  const std::string command = std::string(GPULAB_BINARY) + " profile " + options + " --json " +
+  const std::string command = "timeout -s KILL " + std::to_string(limit_s) + " " +
+                              std::string(GPULAB_BINARY) + " profile " + options + " --json " +
                               json + " -- " + GPULAB_PROFILE_APPS_DIR + "/" + app + " " + args +
                               " 2>&1";
   const auto run = test::sh(command);
   Profiled out;
   out.code = run.code;
   out.output = run.text;
+  if (run.code == 128 + SIGKILL)
+    out.output += "\n(killed after " + std::to_string(limit_s) + " s: gpulab profile hung)";
   try {
     out.report = report::load_report(json);
   } catch (const std::exception&) {
@@ -187,13 +192,13 @@ TEST(ProfileGpu, GraphKernelsAreTimedThroughTheirActivity) {
 
 TEST(ProfileGpu, SpinWaitNeedsReplayNoneAndTheWatchdogNamesTheKernel) {
   GPULAB_REQUIRE_GPU();
-  const auto stuck = profile("--kernel-timeout 5", "spin_wait");
+  const auto stuck = profile("--kernel-timeout 5", "spin_wait", "", 60);
   EXPECT_EQ(stuck.code, 124) << stuck.output;
   EXPECT_NE(stuck.output.find("wait_for_flag"), std::string::npos) << stuck.output;
   ASSERT_TRUE(stuck.report) << stuck.output;
   EXPECT_NE(stuck.report->program->processes.at(0).note.find("watchdog"), std::string::npos);
 
-  const auto free_running = profile("--replay none", "spin_wait");
+  const auto free_running = profile("--replay none", "spin_wait", "", 60);
   EXPECT_EQ(free_running.code, 0) << free_running.output;
   ASSERT_TRUE(free_running.report);
   EXPECT_EQ(free_running.report->program->profiled_launches, 0);
