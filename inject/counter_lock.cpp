@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace gpulab::inject {
 namespace {
@@ -40,13 +42,17 @@ int CounterLock::file_for(CUdevice device) {
   return fd;
 }
 
-bool CounterLock::acquire(CUdevice device) {
+bool CounterLock::acquire(CUdevice device, double seconds) {
   const int fd = file_for(device);
-  if (fd < 0) return false;
-  int r;
-  do r = ::flock(fd, LOCK_EX);
-  while (r != 0 && errno == EINTR);
-  if (r != 0) return false;
+  if (fd < 0) return true;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(seconds));
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   held_ = fd;
   return true;
 }

@@ -4,10 +4,15 @@
 // In counters mode every kernel launch is seen by CUPTI's callback API; a launch that passes the
 // filters (--kernel, --launch-skip, --launch-count) is profiled by kernel replay between its
 // entry and its exit (CUPTI runs it once per pass, restoring its memory in between), and every
-// launch's execution interval comes from the activity API. In trace mode nothing is replayed:
-// the activity API records kernels, copies, memsets and unified-memory migrations. Each record
-// is written as it is complete (inject/record_file.hpp), so that a program that crashes leaves
-// what came before.
+// launch's execution interval comes from the activity API. Consecutive profiled launches share
+// one kernel-replay session, whose counters are read when it closes: at a launch that is not to
+// be profiled (which must run outside any session), at a call that waits for the GPU or hands it
+// on (a synchronize, a blocking copy, a free, a graph launch), when the session is full, and at
+// the end. One session per launch costs twice as much: on the H200, 275 ms per launch of a small
+// kernel against 122 ms in a session of 50 (9 passes, tests/gpu/range_profiler_test.cpp). In trace
+// mode nothing is replayed: the activity API records kernels, copies, memsets and unified-memory
+// migrations. Each record is written as it is complete (inject/record_file.hpp), so that a program
+// that crashes leaves what came before.
 //
 // Nothing here may end the program because of gpulab: a failure is written as a record (or to
 // stderr) and the program runs on untouched. The one exception is the watchdog.
@@ -23,6 +28,8 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <cuda.h>
 #include <cupti.h>
@@ -45,16 +52,59 @@ using report::RecordedLaunch;
 // The process status the watchdog ends a program with (documented in docs/profile.md).
 constexpr int kWatchdogExitCode = 124;
 
+// The most launches one kernel-replay session holds before its counters are read: a crash loses
+// the counters of at most this many launches (their records are written as they return).
+constexpr std::size_t kSessionLaunches = 64;
+
+// How long a process waits for another process of the program to finish its session on the
+// same GPU before it gives up profiling a launch (which then runs and is timed, unprofiled).
+constexpr double kCounterTurnSeconds = 60;
+
+// The driver calls that close an open session first (callbacks are enabled for these alone).
+// Each waits for the GPU or hands work to it in a way a session must not span: the program may
+// then wait on another process that needs the counters, or run kernels that are not to be
+// profiled (graphs). Asynchronous forms ("...Async") neither wait nor run kernels.
+constexpr std::string_view kSessionEndingCalls[] = {"cuCtxSynchronize",
+                                                    "cuStreamSynchronize",
+                                                    "cuEventSynchronize",
+                                                    "cuStreamQuery",
+                                                    "cuEventQuery",
+                                                    "cuMemcpy",
+                                                    "cuMemFree",
+                                                    "cuCtxDestroy",
+                                                    "cuDevicePrimaryCtxRelease",
+                                                    "cuDevicePrimaryCtxReset",
+                                                    "cuGraphLaunch",
+                                                    "cuModuleUnload",
+                                                    "cuLibraryUnload"};
+
+bool ends_a_session(std::string_view name) {
+  if (name.find("Async") != std::string_view::npos) return false;
+  for (std::string_view call : kSessionEndingCalls)
+    if (name.substr(0, call.size()) == call) return true;
+  return false;
+}
+
 // What one launch callback pair (entry, exit) shares on its thread. Launch calls nest (a
 // runtime launch makes a driver launch): only the outermost is a launch of its own.
 struct InFlight {
   int depth = 0;
   RecordedLaunch record;
   bool profiling = false;
-  cupti::RangeProfiler* profiler = nullptr;
   std::unique_lock<std::mutex> serialized;  // held from a profiled launch's entry to its exit
 };
 thread_local InFlight t_launch;
+
+// Set while this thread runs gpulab's own code in a callback: a driver call made there (the
+// synchronize after a profiled launch) is gpulab's, not the program's.
+thread_local bool t_in_callback = false;
+
+// The kernel-replay session open in this process: its context, and the launches it holds.
+struct Session {
+  CUcontext context = nullptr;
+  cupti::RangeProfiler* profiler = nullptr;
+  std::vector<std::int64_t> launches;  // launch indices, in launch order (= range order)
+};
 
 class Injection {
  public:
@@ -78,6 +128,8 @@ class Injection {
   void after_fork_in_parent() { file_.unlock_after_fork(); }
   void after_fork_in_child() {
     file_.unlock_after_fork();
+    session_.reset();  // the parent's: CUDA does not carry over into a forked child
+    session_open_ = false;
     launches_ = 0;
     matched_ = 0;
     profiled_ = 0;
@@ -108,6 +160,10 @@ class Injection {
   void unified_memory_records_late();
   bool wanted(const RecordedLaunch& r);
   cupti::RangeProfiler* profiler_for(CUcontext context, std::string& why_not);
+  void enable_session_ending_calls();
+  bool open_session(CUcontext context, std::string& why_not);
+  void close_session();
+  void close_session_of(CUcontext context);
   void context_ending(CUcontext context);
   void on_activities(cupti::Collected&& got);
   void on_watchdog(std::int64_t index, const std::string& name, double seconds);
@@ -120,6 +176,7 @@ class Injection {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::string refused_;
   std::optional<cupti::EnabledKinds> kinds_;
+  std::vector<bool> ending_calls_;  // by driver callback id: the calls that close a session
   std::atomic<std::int64_t> launches_{0};
   std::int64_t matched_ = 0;   // under profile_mutex_
   std::int64_t profiled_ = 0;  // under profile_mutex_
@@ -128,6 +185,8 @@ class Injection {
   std::map<std::string, bool> matches_;  // mangled name -> passes --kernel
   std::map<CUcontext, std::unique_ptr<cupti::RangeProfiler>> profilers_;
   std::map<CUcontext, std::string> profiler_errors_;
+  std::optional<Session> session_;         // under profile_mutex_
+  std::atomic<bool> session_open_{false};  // session_ has a value (read without the mutex)
   pid_t exit_pid_ = 0;
 };
 
@@ -160,6 +219,7 @@ void Injection::start() {
       GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, id));
     GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
                                            CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+    if (config_.mode == "counters" && config_.replay == "kernel") enable_session_ending_calls();
     cupti::deliver_activities_to([this](cupti::Collected&& got) { on_activities(std::move(got)); });
     kinds_.emplace();
     kinds_->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -180,7 +240,32 @@ void Injection::start() {
   file_.open();  // a process that launches nothing is in the report too
 }
 
+void Injection::enable_session_ending_calls() {
+  ending_calls_.assign(CUPTI_DRIVER_TRACE_CBID_SIZE, false);
+  for (std::uint32_t id = 1; id < CUPTI_DRIVER_TRACE_CBID_SIZE; ++id) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) != CUPTI_SUCCESS || !name ||
+        !ends_a_session(name))
+      continue;
+    GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+    ending_calls_[id] = true;
+  }
+}
+
 void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  if (t_in_callback) return;
+  t_in_callback = true;
+  struct Leave {
+    ~Leave() { t_in_callback = false; }
+  } leave;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && id < ending_calls_.size() && ending_calls_[id]) {
+    const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+    if (call.callbackSite == CUPTI_API_ENTER && t_launch.depth == 0 && session_open_) {
+      std::lock_guard<std::mutex> lock(profile_mutex_);
+      close_session();
+    }
+    return;
+  }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
       context_ending(static_cast<const CUpti_ResourceData*>(data)->context);
@@ -301,72 +386,125 @@ void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
   if (driver) read_attributes(cupti::driver_function(id, info.functionParams), r);
   r.matched = wanted(r);
   f.profiling = false;
-  f.profiler = nullptr;
-  if (config_.mode != "counters" || config_.replay != "kernel" || !r.matched) return;
+  if (config_.mode != "counters" || config_.replay != "kernel") return;
 
   std::unique_lock<std::mutex> serialized(profile_mutex_);
-  if (matched_++ < config_.launch_skip) return;
-  if (config_.launch_count > 0 && profiled_ >= config_.launch_count) return;
+  if (!r.matched || matched_++ < config_.launch_skip ||
+      (config_.launch_count > 0 && profiled_ >= config_.launch_count)) {
+    close_session();  // a launch not to be profiled runs outside any session
+    return;
+  }
   ++profiled_;
   r.profiled = true;
-  // Another process of the program may be profiling on this GPU: wait for its launch to end.
-  if (CUdevice device = 0; cuCtxGetDevice(&device) == CUDA_SUCCESS) counter_lock_.acquire(device);
-  std::string why_not;
-  cupti::RangeProfiler* profiler = profiler_for(info.context, why_not);
-  if (!profiler) {
-    counter_lock_.release();
+  if (session_ &&
+      (session_->context != info.context || session_->launches.size() >= kSessionLaunches))
+    close_session();
+  if (std::string why_not; !session_ && !open_session(info.context, why_not)) {
     r.error = why_not;
     return;
   }
-  try {
-    profiler->begin_kernel_replay(1);
-  } catch (const std::exception& e) {
-    counter_lock_.release();
-    r.error = e.what();
-    return;
-  }
   f.profiling = true;
-  f.profiler = profiler;
   f.serialized = std::move(serialized);
   watchdog_.arm(r.index, r.mangled_name);
+}
+
+// Called with profile_mutex_ held and `context` current (the launch's).
+bool Injection::open_session(CUcontext context, std::string& why_not) {
+  // Another process of the program may be profiling on this GPU: wait for its session to end.
+  if (CUdevice device = 0; cuCtxGetDevice(&device) == CUDA_SUCCESS &&
+                           !counter_lock_.acquire(device, kCounterTurnSeconds)) {
+    why_not = "another process of the program held this GPU's counters for more than " +
+              std::to_string(static_cast<int>(kCounterTurnSeconds)) + " s";
+    return false;
+  }
+  cupti::RangeProfiler* profiler = profiler_for(context, why_not);
+  if (!profiler) {
+    counter_lock_.release();
+    return false;
+  }
+  try {
+    profiler->begin_kernel_replay(kSessionLaunches);
+  } catch (const std::exception& e) {
+    counter_lock_.release();
+    why_not = e.what();
+    return false;
+  }
+  session_ = Session{context, profiler, {}};
+  session_open_ = true;
+  return true;
+}
+
+// Reads the open session's counters and writes them, one record per launch it holds. Called
+// with profile_mutex_ held, on whichever thread ends the session: its context is made current
+// for CUPTI if another is.
+void Injection::close_session() {
+  if (!session_) return;
+  Session s = std::move(*session_);
+  session_.reset();
+  session_open_ = false;
+  CUcontext current = nullptr;
+  const bool pushed = cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != s.context &&
+                      cuCtxPushCurrent(s.context) == CUDA_SUCCESS;
+  std::vector<cupti::RangeValues> ranges;
+  std::string error;
+  try {
+    ranges = s.profiler->end_kernel_replay();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (pushed) cuCtxPopCurrent(&current);
+  counter_lock_.release();
+  if (error.empty() && ranges.size() != s.launches.size())
+    error = "kernel replay recorded " + std::to_string(ranges.size()) + " ranges for " +
+            std::to_string(s.launches.size()) + " launches";
+  std::string lines;
+  for (std::size_t i = 0; i < s.launches.size(); ++i) {
+    report::RecordedCounters c;
+    c.pid = ::getpid();
+    c.launch_index = s.launches[i];
+    c.passes = s.profiler->passes();
+    c.error = error;
+    if (error.empty()) c.metrics = ranges[i].values;
+    lines += report::to_line(c);
+  }
+  if (!lines.empty()) file_.write(lines);
+}
+
+void Injection::close_session_of(CUcontext context) {
+  std::lock_guard<std::mutex> lock(profile_mutex_);
+  if (session_ && (context == nullptr || session_->context == context)) close_session();
 }
 
 void Injection::launch_exit(const CUpti_CallbackData& info) {
   InFlight& f = t_launch;
   RecordedLaunch& r = f.record;
-  if (f.profiling) {
-    watchdog_.disarm();
-    // A CUresult or a cudaError_t, by domain: both are 0 for success.
-    const int returned =
-        info.functionReturnValue ? *static_cast<const int*>(info.functionReturnValue) : 0;
-    // Every pass has run once the kernel is done (kernel replay serializes it).
-    const CUresult finished = returned == 0 ? cuCtxSynchronize() : CUDA_SUCCESS;
-    if (returned != 0 || finished != CUDA_SUCCESS) {
-      f.profiler->abandon_kernel_replay();
-      r.error =
-          "the launch failed (CUDA error " + std::to_string(returned ? returned : finished) + ")";
-    } else {
-      try {
-        const auto ranges = f.profiler->end_kernel_replay();
-        if (ranges.empty()) {
-          r.error = "kernel replay recorded no range for the launch";
-        } else {
-          r.metrics = ranges.front().values;
-          r.passes = f.profiler->passes();
-        }
-      } catch (const std::exception& e) {
-        r.error = e.what();
-      }
-    }
-    counter_lock_.release();
-    f.profiling = false;
-    f.serialized = {};
+  if (!f.profiling) {
+    file_.write(report::to_line(r));
+    return;
   }
-  file_.write(report::to_line(r));
+  watchdog_.disarm();
+  // A CUresult or a cudaError_t, by domain: both are 0 for success.
+  const int returned =
+      info.functionReturnValue ? *static_cast<const int*>(info.functionReturnValue) : 0;
+  // Every pass has run once the kernel is done (kernel replay serializes it).
+  const CUresult finished = returned == 0 ? cuCtxSynchronize() : CUDA_SUCCESS;
+  if (returned != 0 || finished != CUDA_SUCCESS) {
+    r.error =
+        "the launch failed (CUDA error " + std::to_string(returned ? returned : finished) + ")";
+    file_.write(report::to_line(r));
+    close_session();  // what the launches before it recorded, if CUPTI can still read it
+  } else {
+    session_->launches.push_back(r.index);
+    file_.write(report::to_line(r));  // its counters follow when the session closes
+    if (session_->launches.size() >= kSessionLaunches) close_session();
+  }
+  f.profiling = false;
+  f.serialized = {};
 }
 
 void Injection::context_ending(CUcontext context) {
   // Before the context goes: its kernels' activity records, and its profiler's CUPTI objects.
+  close_session_of(context);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard<std::mutex> lock(profile_mutex_);
   profilers_.erase(context);
@@ -399,6 +537,7 @@ void Injection::on_watchdog(std::int64_t index, const std::string& name, double 
 void Injection::at_exit() {
   if (exit_pid_ == ::getpid()) return;  // registered once, runs once per process
   exit_pid_ = ::getpid();
+  close_session_of(nullptr);
   if (subscriber_ && refused_.empty()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   file_.write(report::end_line(::getpid()));
 }

@@ -85,6 +85,19 @@ void read_line(const json& doc, RecordSet& into) {
     l.passes = static_cast<int>(r.integer_or("passes", 0));
     l.metrics = r.number_map_or_empty("metrics");
     l.error = r.str_or("error", "");
+  } else if (type == "counters") {
+    const std::int64_t index = r.integer("launch_index");
+    // Its launch was written shortly before it: search from the end.
+    auto launch =
+        std::find_if(into.launches.rbegin(), into.launches.rend(),
+                     [&](const RecordedLaunch& l) { return l.pid == pid && l.index == index; });
+    if (launch == into.launches.rend()) {
+      ++into.orphan_counters;
+      return;
+    }
+    launch->passes = static_cast<int>(r.integer_or("passes", 0));
+    launch->metrics = r.number_map_or_empty("metrics");
+    launch->error = r.str_or("error", "");
   } else if (type == "kernel") {
     RecordedKernelTime& k = into.kernel_times.emplace_back();
     k.pid = pid;
@@ -184,6 +197,16 @@ std::string to_line(const RecordedWatchdog& r) {
                   {"launch_index", r.launch_index},
                   {"name", r.mangled_name},
                   {"seconds", r.seconds}});
+}
+
+std::string to_line(const RecordedCounters& r) {
+  json out = {{"record", "counters"},
+              {"pid", r.pid},
+              {"launch_index", r.launch_index},
+              {"passes", r.passes},
+              {"metrics", finite(r.metrics)}};
+  if (!r.error.empty()) out["error"] = r.error;
+  return line_of(std::move(out));
 }
 
 std::string end_line(std::int64_t pid) { return line_of({{"record", "end"}, {"pid", pid}}); }

@@ -47,6 +47,17 @@ struct RecordedLaunch {
   std::string error;  // why counters of a profiled launch are missing
 };
 
+// The counters of a profiled launch, written once its batch is read: kernel replay profiles a
+// run of consecutive launches in one session (inject/injection.cpp), so a launch's record comes
+// first, when it returns, and its counters later. The reader fills them into that launch.
+struct RecordedCounters {
+  std::int64_t pid = 0;
+  std::int64_t launch_index = 0;
+  int passes = 0;
+  std::map<std::string, double> metrics;
+  std::string error;  // why there are none
+};
+
 // A kernel's execution interval from the activity API, joined to its launch by correlation id.
 struct RecordedKernelTime {
   std::int64_t pid = 0;
@@ -80,12 +91,14 @@ struct RecordSet {
   std::vector<TraceRecord> activities;  // trace mode
   std::map<std::int64_t, TraceCounts> trace_counts;  // trace mode, per pid
   std::int64_t unreadable_lines = 0;  // lines cut short by a kill, or not records at all
+  std::int64_t orphan_counters = 0;   // counters records naming no launch read before them
 };
 
 std::string to_line(const RecordedProcess& r);
 std::string to_line(const RecordedLaunch& r);
 std::string to_line(const RecordedKernelTime& r);
 std::string to_line(const RecordedWatchdog& r);
+std::string to_line(const RecordedCounters& r);
 std::string end_line(std::int64_t pid);
 std::string to_line(std::int64_t pid, const TraceRecord& r);
 std::string to_line(std::int64_t pid, const TraceCounts& counts);

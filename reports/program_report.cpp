@@ -77,6 +77,15 @@ std::string unique_label(const std::string& wanted, std::set<std::string>& taken
   return label;
 }
 
+// Why a profiled launch has no counters; empty when it has them.
+std::string missing_counters(const RecordedLaunch& l) {
+  if (!l.error.empty()) return l.error;
+  if (l.metrics.empty())
+    return "its counters were not read before the process ended (they are read for a run of "
+           "launches at once)";
+  return "";
+}
+
 Variant function_variant(const Function& f, const ActivityByLaunch& activities,
                          const std::string& label, double program_seconds,
                          const std::string& metric_set) {
@@ -102,9 +111,9 @@ Variant function_variant(const Function& f, const ActivityByLaunch& activities,
     const int launch_index = index++;
     if (!launch->profiled) continue;
     ++t.profiled_launches;
-    if (!launch->error.empty()) {
+    if (const std::string why = missing_counters(*launch); !why.empty()) {
       if (v.counters.note.empty())
-        v.counters.note = fmt::format("launch {}: {}", launch_index, launch->error);
+        v.counters.note = fmt::format("launch {}: {}", launch_index, why);
       continue;
     }
     v.counters.collected = true;
@@ -174,6 +183,9 @@ void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t 
         fmt::format("{} launches have no duration: their activity records were not "
                     "delivered before the process ended",
                     untimed));
+  if (records.orphan_counters > 0)
+    out.push_back(fmt::format("{} counter records name no launch recorded before them",
+                              records.orphan_counters));
   if (records.unreadable_lines > 0)
     out.push_back(
         fmt::format("{} record lines could not be read (cut short when a process was "
@@ -233,7 +245,7 @@ Report program_report(ProgramInfo program, const RecordSet& records,
     } else {
       ++untimed;
     }
-    program.profiled_launches += l->profiled && l->error.empty() ? 1 : 0;
+    program.profiled_launches += l->profiled && missing_counters(*l).empty() ? 1 : 0;
   }
   program.launches = static_cast<std::int64_t>(launches.size());
   for (const auto& f : functions) program.kernel_seconds += f.total;

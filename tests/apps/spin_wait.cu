@@ -14,6 +14,11 @@ int main() {
   int* flag = nullptr;
   APP_CHECK(cudaMalloc(&flag, sizeof(int)));
   APP_CHECK(cudaMemset(flag, 0, sizeof(int)));
+  // CUDA loads a kernel lazily, at its first launch, and loading may wait for the GPU to go
+  // idle: set_flag must be loaded before wait_for_flag runs, or the waiter never sees its flag.
+  cudaFuncAttributes loaded{};
+  APP_CHECK(cudaFuncGetAttributes(&loaded, set_flag));
+  APP_CHECK(cudaFuncGetAttributes(&loaded, wait_for_flag));
   cudaStream_t a, b;
   APP_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
   APP_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));

@@ -109,7 +109,16 @@ TEST(ProfileGpu, LaunchCountProfilesTheFirstAndTimesTheRest) {
   EXPECT_EQ(inc->totals->launches, 200);
   EXPECT_EQ(inc->totals->profiled_launches, 100) << "the default --launch-count";
   EXPECT_EQ(inc->totals->timed_launches, 200) << "every launch has a duration";
-  EXPECT_EQ(inc->kernels.size(), 100u);
+  ASSERT_EQ(inc->kernels.size(), 100u);
+  // The 100 are read in kernel-replay sessions of several launches each: every launch of the
+  // same work must come back with the same instruction count, in its own place.
+  for (const auto& k : inc->kernels) {
+    EXPECT_GT(metric(k, m::inst_executed), 0) << "launch " << k.launch_index;
+    EXPECT_EQ(metric(k, m::inst_executed), metric(inc->kernels.front(), m::inst_executed))
+        << "launch " << k.launch_index;
+  }
+  for (std::size_t i = 0; i < inc->kernels.size(); ++i)
+    EXPECT_EQ(inc->kernels[i].launch_index, static_cast<std::int64_t>(i));
   ASSERT_FALSE(p.report->program->left_out.empty());
 
   const auto skip = profile("--launch-skip 10 --launch-count 5", "many_kernels");

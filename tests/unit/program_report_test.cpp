@@ -113,6 +113,32 @@ TEST(ProfileRecords, AProcessWrittenTwiceIsOneProcessAsItLastSaid) {
   EXPECT_EQ(back.processes[1].pid, 101);
 }
 
+// The injection writes a profiled launch when it returns and its counters when its kernel-replay
+// session closes, later in the same file.
+TEST(ProfileRecords, CountersWrittenAfterTheirLaunchFillItIn) {
+  RecordSet launches;
+  launches.processes.push_back({100, 1, "counters", 130001, "", ""});
+  RecordedLaunch first = launch(100, 0, kSaxpy, 11, true),
+                 second = launch(100, 1, kSaxpy, 12, true);
+  first.metrics.clear(), second.metrics.clear();
+  first.passes = second.passes = 0;
+  launches.launches = {first, second};
+  std::string text = lines_of(launches);
+  RecordedCounters c0{100, 0, 9, {{"dram__bytes_read.sum", 1.5e6}}, ""};
+  RecordedCounters c1{100, 1, 9, {}, "kernel replay recorded 1 ranges for 2 launches"};
+  RecordedCounters stray{100, 7, 9, {{"dram__bytes_read.sum", 1.0}}, ""};
+  text += to_line(c0) + to_line(c1) + to_line(stray);
+  std::istringstream in(text);
+  RecordSet back;
+  read_records(in, back);
+  ASSERT_EQ(back.launches.size(), 2u);
+  EXPECT_EQ(back.launches[0].passes, 9);
+  EXPECT_DOUBLE_EQ(back.launches[0].metrics.at("dram__bytes_read.sum"), 1.5e6);
+  EXPECT_TRUE(back.launches[1].metrics.empty());
+  EXPECT_EQ(back.launches[1].error, "kernel replay recorded 1 ranges for 2 launches");
+  EXPECT_EQ(back.orphan_counters, 1) << "counters of a launch never recorded";
+}
+
 TEST(ProfileRecords, ALineCutShortByAKillIsCountedAndTheRestKept) {
   std::string text = lines_of(two_functions());
   text += R"({"record":"launch","pid":100,"index":4,"name":"_Z5sa)";  // no newline: killed here
@@ -205,6 +231,23 @@ TEST(ProgramReport, AnAbruptEndIsSaidPerProcessAndUntimedLaunchesCounted) {
     unreadable = unreadable || line.find("1 record lines") != std::string::npos;
   }
   EXPECT_TRUE(untimed && unreadable) << ::testing::PrintToString(r.program->left_out);
+}
+
+TEST(ProgramReport, AProfiledLaunchWhoseCountersNeverCameIsSaidSo) {
+  RecordSet records = two_functions();
+  records.launches[0].metrics.clear();  // its session was still open when the process died
+  records.orphan_counters = 2;
+  const Report r = program_report(program(), records, "basic");
+  EXPECT_EQ(r.program->profiled_launches, 1);
+  const Variant& saxpy = r.variants.at(0);
+  EXPECT_TRUE(saxpy.kernels.empty());
+  EXPECT_NE(saxpy.counters.note.find("launch 0: its counters were not read before the process"),
+            std::string::npos)
+      << saxpy.counters.note;
+  bool orphans = false;
+  for (const auto& line : r.program->left_out)
+    orphans = orphans || line.find("2 counter records name no launch") != std::string::npos;
+  EXPECT_TRUE(orphans) << ::testing::PrintToString(r.program->left_out);
 }
 
 TEST(ProgramReport, RefusalAndWatchdogAreTheProcesssNote) {
