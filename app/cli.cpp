@@ -69,9 +69,20 @@ std::vector<std::string> without_help_command(const std::vector<std::string>& ar
   return {args[1], "--help"};
 }
 
+// Where a parse error sends the user: in the shell, its own `help` (of the command, when the
+// line named one), since `gpulab --help` is a command line the shell does not take.
+std::string help_hint(const std::vector<std::string>& args, CLI::App& app, bool in_shell) {
+  if (!in_shell) return "gpulab --help";
+  if (args.empty()) return "help";
+  const auto named = app.get_subcommands([&](const CLI::App* s) {
+    return s->get_name() == args.front() && !s->get_group().empty();  // not the hidden ones
+  });
+  return named.empty() ? "help" : "help " + args.front();
+}
+
 }  // namespace
 
-int dispatch(const std::vector<std::string>& given, Session& session, Io& io) {
+int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bool in_shell) {
   CommandLine cli;
   std::vector<std::string> args;
   try {
@@ -90,7 +101,8 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io) {
   } catch (const CLI::CallForVersion& e) {
     return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::ParseError& e) {
-    io.err << "gpulab: error: " << report::terminal_safe(e.what()) << " (see gpulab --help)\n";
+    io.err << "gpulab: error: " << report::terminal_safe(e.what()) << " (see "
+           << report::terminal_safe(help_hint(args, cli.app, in_shell)) << ")\n";
     return static_cast<int>(ExitCode::usage);
   }
 

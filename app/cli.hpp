@@ -25,8 +25,9 @@ Io standard_io();
 
 // Parses and runs one command line (without the program name). Never throws: an error is
 // printed as one line on io.err ("gpulab: error: ...") and returned as an exit code (see
-// ExitCode in reports/errors.hpp).
-int dispatch(const std::vector<std::string>& args, Session& session, Io& io);
+// ExitCode in reports/errors.hpp). `in_shell`: the line came from the shell, so a usage error
+// points at the shell's `help CMD` rather than at `gpulab --help`.
+int dispatch(const std::vector<std::string>& args, Session& session, Io& io, bool in_shell = false);
 
 // Candidates for the word being typed (`partial`) after `words` (the words before it, command
 // first): commands, options, labs, variants, metric sets. Used by the shell's tab completion
