@@ -35,4 +35,16 @@ int dispatch(const std::vector<std::string>& args, Session& session, Io& io, boo
 std::vector<std::string> complete(const std::vector<std::string>& words, const std::string& partial,
                                   bool in_shell);
 
+// Whether the word being typed is a path: the value of an option whose type is FILE or DIR,
+// the reports of compare and report, the program of profile and its arguments, the shell's
+// `save FILE` and `set output DIR`. complete() offers no names there; completion offers the
+// file system's, and nothing else where complete() has no candidate.
+enum class PathKind { none, file, folder };
+PathKind path_expected(const std::vector<std::string>& words, const std::string& partial,
+                       bool in_shell);
+
+// What `gpulab complete` prints, alone on its line, where path_expected says file or folder.
+inline constexpr const char* kCompleteFiles = ":files";
+inline constexpr const char* kCompleteFolders = ":folders";
+
 }  // namespace gpulab::app
