@@ -80,6 +80,31 @@ std::string help_hint(const std::vector<std::string>& args, CLI::App& app, bool 
   return named.empty() ? "help" : "help " + args.front();
 }
 
+// CLI11 names an option by its first long name ("--html: the value is empty"), which a user who
+// typed another of its names (-o) may not know: the message names it as typed.
+std::string as_typed(const std::string& message, CLI::App& app,
+                     const std::vector<std::string>& args) {
+  const auto colon = message.find(": ");
+  if (message.rfind("--", 0) != 0 || colon == std::string::npos) return message;
+  const std::string named = message.substr(0, colon);
+  const CLI::Option* opt = nullptr;
+  for (const auto* sub : app.get_subcommands())  // the command being parsed
+    if (!opt) opt = sub->get_option_no_throw(named);
+  if (!opt) opt = app.get_option_no_throw(named);
+  if (!opt) return message;
+  std::string typed;
+  for (const auto& word : args) {
+    if (word == "--") break;  // the words after it are not options
+    if (word == named || word.rfind(named + "=", 0) == 0) return message;
+    for (const auto& l : opt->get_lnames())
+      if (typed.empty() && (word == "--" + l || word.rfind("--" + l + "=", 0) == 0))
+        typed = "--" + l;
+    for (const auto& s : opt->get_snames())
+      if (typed.empty() && word.rfind("-" + s, 0) == 0 && word.rfind("--", 0) != 0) typed = "-" + s;
+  }
+  return typed.empty() ? message : typed + message.substr(colon);
+}
+
 }  // namespace
 
 int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bool in_shell) {
@@ -101,8 +126,8 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bo
   } catch (const CLI::CallForVersion& e) {
     return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::ParseError& e) {
-    io.err << "gpulab: error: " << report::terminal_safe(e.what()) << " (see "
-           << report::terminal_safe(help_hint(args, cli.app, in_shell)) << ")\n";
+    io.err << "gpulab: error: " << report::terminal_safe(as_typed(e.what(), cli.app, args))
+           << " (see " << report::terminal_safe(help_hint(args, cli.app, in_shell)) << ")\n";
     return static_cast<int>(ExitCode::usage);
   }
 

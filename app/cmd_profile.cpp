@@ -148,6 +148,10 @@ void check_options(const ProfileOptions& o) {
     throw UsageError("--trace and --metrics: a traced run collects no counters (profile twice)");
   if (o.replay == "none" && !o.metrics.empty())
     throw UsageError("--replay none collects no counters: drop --metrics");
+  // The values read again where the injection's settings are made, checked here so that a bad
+  // one is refused before anything (the record folder) is made.
+  parse_launch_count(o.launch_count);
+  if (!o.metrics.empty()) report::metrics::resolve("--metrics", o.metrics);
   if (!o.diagnose && !o.thresholds.empty())
     throw UsageError("--threshold shapes a diagnosis: add --diagnose");
   if (!o.diagnose && o.all_findings)
