@@ -69,9 +69,45 @@ std::vector<std::string> without_help_command(const std::vector<std::string>& ar
   return {args[1], "--help"};
 }
 
+// Where a parse error sends the user: in the shell, its own `help` (of the command, when the
+// line named one), since `gpulab --help` is a command line the shell does not take.
+std::string help_hint(const std::vector<std::string>& args, CLI::App& app, bool in_shell) {
+  if (!in_shell) return "gpulab --help";
+  if (args.empty()) return "help";
+  const auto named = app.get_subcommands([&](const CLI::App* s) {
+    return s->get_name() == args.front() && !s->get_group().empty();  // not the hidden ones
+  });
+  return named.empty() ? "help" : "help " + args.front();
+}
+
+// CLI11 names an option by its first long name ("--html: the value is empty"), which a user who
+// typed another of its names (-o) may not know: the message names it as typed.
+std::string as_typed(const std::string& message, CLI::App& app,
+                     const std::vector<std::string>& args) {
+  const auto colon = message.find(": ");
+  if (message.rfind("--", 0) != 0 || colon == std::string::npos) return message;
+  const std::string named = message.substr(0, colon);
+  const CLI::Option* opt = nullptr;
+  for (const auto* sub : app.get_subcommands())  // the command being parsed
+    if (!opt) opt = sub->get_option_no_throw(named);
+  if (!opt) opt = app.get_option_no_throw(named);
+  if (!opt) return message;
+  std::string typed;
+  for (const auto& word : args) {
+    if (word == "--") break;  // the words after it are not options
+    if (word == named || word.rfind(named + "=", 0) == 0) return message;
+    for (const auto& l : opt->get_lnames())
+      if (typed.empty() && (word == "--" + l || word.rfind("--" + l + "=", 0) == 0))
+        typed = "--" + l;
+    for (const auto& s : opt->get_snames())
+      if (typed.empty() && word.rfind("-" + s, 0) == 0 && word.rfind("--", 0) != 0) typed = "-" + s;
+  }
+  return typed.empty() ? message : typed + message.substr(colon);
+}
+
 }  // namespace
 
-int dispatch(const std::vector<std::string>& given, Session& session, Io& io) {
+int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bool in_shell) {
   CommandLine cli;
   std::vector<std::string> args;
   try {
@@ -90,7 +126,8 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io) {
   } catch (const CLI::CallForVersion& e) {
     return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::ParseError& e) {
-    io.err << "gpulab: error: " << report::terminal_safe(e.what()) << " (see gpulab --help)\n";
+    io.err << "gpulab: error: " << report::terminal_safe(as_typed(e.what(), cli.app, args))
+           << " (see " << report::terminal_safe(help_hint(args, cli.app, in_shell)) << ")\n";
     return static_cast<int>(ExitCode::usage);
   }
 

@@ -47,6 +47,7 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
   auto* cmd = root.add_subcommand(
       "compare", "Compare reports: A B (before/after), A B C... (against A), or one with --variants");
   cmd->add_option("reports", options.files, "Report files written by gpulab run --json")
+      ->type_name("FILE")
       ->required();
   cmd->add_option("--variants", options.variants, "Compare two variants of one report: A,B");
   add_format_option(*cmd, options.format, kReportFormats);

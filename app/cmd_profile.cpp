@@ -148,6 +148,10 @@ void check_options(const ProfileOptions& o) {
     throw UsageError("--trace and --metrics: a traced run collects no counters (profile twice)");
   if (o.replay == "none" && !o.metrics.empty())
     throw UsageError("--replay none collects no counters: drop --metrics");
+  // The values read again where the injection's settings are made, checked here so that a bad
+  // one is refused before anything (the record folder) is made.
+  parse_launch_count(o.launch_count);
+  if (!o.metrics.empty()) report::metrics::resolve("--metrics", o.metrics);
   if (!o.diagnose && !o.thresholds.empty())
     throw UsageError("--threshold shapes a diagnosis: add --diagnose");
   if (!o.diagnose && o.all_findings)
@@ -194,7 +198,8 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
                   "Override a diagnosis threshold NAME=VALUE (repeatable)");
   cmd->add_flag("--all-findings", options.all_findings,
                 "Show every finding of each kernel (default: the three ranked first)");
-  cmd->add_option("--json", options.json_path, "Also write the report here (atomically)");
+  cmd->add_option("--json", options.json_path, "Also write the report here (atomically)")
+      ->type_name("FILE");
   cmd->add_option("--format,-f", options.format, "Output format")->check(one_of(kReportFormats));
   cmd->add_option("command", options.command, "The program and its arguments, after --");
   return cmd;

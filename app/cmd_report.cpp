@@ -16,10 +16,12 @@ CLI::App* add_report(CLI::App& root, ReportOptions& options) {
   auto* cmd = root.add_subcommand(
       "report", "Render saved reports as one HTML page (-o), or a timeline for Perfetto (--trace)");
   cmd->add_option("reports", options.files, "Report files written by gpulab run --json")
+      ->type_name("FILE")
       ->required();
-  cmd->add_option("-o,--html", options.html_path, "Write the HTML page here");
+  cmd->add_option("-o,--html", options.html_path, "Write the HTML page here")->type_name("FILE");
   cmd->add_option("--trace", options.trace_path,
-                  "Write the report's timelines here as Chrome trace-event JSON (one report)");
+                  "Write the report's timelines here as Chrome trace-event JSON (one report)")
+      ->type_name("FILE");
   return cmd;
 }
 

@@ -5,6 +5,8 @@
 // thresholds and metrics from their catalogues.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "app/cli.hpp"
 #include "app/command_line.hpp"
 #include "app/option_checks.hpp"
@@ -96,6 +98,27 @@ std::vector<std::string> value_candidates(const std::string& command, CLI::Optio
   return {};
 }
 
+// The kind of path an option's value is, from its type name ("FILE", "DIR", or either with the
+// checks' descriptions after a ':').
+PathKind path_kind_of(const CLI::Option& opt) {
+  const std::string type = opt.get_type_name();
+  const std::string base = type.substr(0, type.find(':'));
+  if (base == "FILE") return PathKind::file;
+  if (base == "DIR") return PathKind::folder;
+  return PathKind::none;
+}
+
+CLI::App* find_command(CommandLine& cli, const std::string& name) {
+  for (auto* s : cli.app.get_subcommands([](CLI::App*) { return true; }))
+    if (s->get_name() == name) return s;
+  return nullptr;
+}
+
+// After `--` every word is the command's positional (profile: the program and its arguments).
+bool after_separator(const std::vector<std::string>& words) {
+  return std::find(words.begin() + 1, words.end(), "--") != words.end();
+}
+
 std::vector<std::string> candidates(const std::vector<std::string>& words, bool in_shell) {
   CommandLine cli;
   if (words.empty()) {
@@ -114,10 +137,8 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, bool 
   if (in_shell && command == "help") return words.size() == 1 ? candidates({}, true) : std::vector<std::string>{};
   if (in_shell && command == "set") return words.size() == 1 ? shell_setting_names() : std::vector<std::string>{};
 
-  CLI::App* sub = nullptr;
-  for (auto* s : cli.app.get_subcommands([](CLI::App*) { return true; }))
-    if (s->get_name() == command) sub = s;
-  if (!sub) return {};
+  CLI::App* sub = find_command(cli, command);
+  if (!sub || after_separator(words)) return {};
 
   const std::string prev = words.size() > 1 ? words.back() : "";
   if (starts_with(prev, "-")) {
@@ -133,6 +154,33 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, bool 
 }
 
 }  // namespace
+
+PathKind path_expected(const std::vector<std::string>& words, const std::string& partial,
+                       bool in_shell) {
+  if (words.empty()) return PathKind::none;
+  const std::string& command = words.front();
+  if (in_shell && command == "save") return words.size() == 1 ? PathKind::file : PathKind::none;
+  if (in_shell && command == "set")
+    return words.size() == 2 && words[1] == "output" ? PathKind::folder : PathKind::none;
+  if (in_shell && command == "help") return PathKind::none;
+  CommandLine cli;
+  CLI::App* sub = find_command(cli, command);
+  if (!sub) return PathKind::none;
+  // The words of a positional: the reports of compare and report, the program of profile.
+  const auto positional = [&] {
+    if (command == "profile") return PathKind::file;
+    for (const auto* opt : sub->get_options())
+      if (!opt->nonpositional()) return path_kind_of(*opt);
+    return PathKind::none;
+  };
+  if (after_separator(words)) return positional();
+  const std::string prev = words.size() > 1 ? words.back() : "";
+  if (starts_with(prev, "-")) {
+    const auto* opt = sub->get_option_no_throw(prev);
+    if (opt && opt->get_type_size() != 0) return path_kind_of(*opt);
+  }
+  return starts_with(partial, "-") ? PathKind::none : positional();  // a '-' begins an option
+}
 
 std::vector<std::string> complete(const std::vector<std::string>& words, const std::string& partial,
                                   bool in_shell) {
@@ -150,6 +198,10 @@ CLI::App* add_complete(CLI::App& root, CompleteOptions& options) {
   auto* cmd = root.add_subcommand("complete", "Print completions (for the shell scripts)");
   cmd->group("");  // hidden from --help
   cmd->add_option("words", options.words, "The words typed so far; the last is being completed");
+  cmd->footer(
+      fmt::format("One candidate a line; where a file name belongs, the one line {} ({} for "
+                  "a folder), and nothing where no candidate matches.",
+                  kCompleteFiles, kCompleteFolders));
   return cmd;
 }
 
@@ -159,6 +211,18 @@ int run_complete(const CompleteOptions& options, Io& io) {
   if (!words.empty()) {
     partial = words.back();
     words.pop_back();
+  }
+  // A path is for the shell's own file completion: a marker line asks for it, so that the
+  // scripts offer file names where a path belongs and nothing where no candidate matched.
+  switch (path_expected(words, partial, false)) {
+    case PathKind::file:
+      io.out << kCompleteFiles << "\n";
+      return 0;
+    case PathKind::folder:
+      io.out << kCompleteFolders << "\n";
+      return 0;
+    case PathKind::none:
+      break;
   }
   for (const auto& c : complete(words, partial, false)) io.out << c << "\n";
   return 0;

@@ -67,8 +67,11 @@ char** complete_line(const char* text, int start, int /*end*/) {
     return nullptr;  // inside an open quote: no completion
   }
   g_candidates = complete(words, text, true);
-  if (g_candidates.empty()) return nullptr;  // fall back to file names
+  // libedit's own completion is of file names: only where a path belongs, never in place of
+  // a name that matched nothing (a threshold, a number).
+  if (g_candidates.empty() && path_expected(words, text, true) != PathKind::none) return nullptr;
   rl_attempted_completion_over = 1;
+  if (g_candidates.empty()) return nullptr;
   return rl_completion_matches(text, next_candidate);
 }
 

@@ -176,7 +176,7 @@ class Shell {
       if (command == "save") return save(words), Outcome{};
       if (command == "history") return history(), Outcome{};
       if (command == "shell") throw UsageError("already in the shell");
-      const int status = dispatch(with_defaults(words), session_, io_);
+      const int status = dispatch(with_defaults(words), session_, io_, true);
       if (session_.broken()) io_.err << "gpulab: " << *session_.broken() << " (type quit)\n";
       return {status, false};
     } catch (const Error& e) {

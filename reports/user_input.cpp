@@ -67,6 +67,10 @@ double parse_number(const std::string& what, const std::string& text) {
     throw UsageError(fmt::format("{}'{}' is not a number", lead(what), text));
   if (!std::isfinite(v))
     throw UsageError(fmt::format("{}'{}' is not a finite number", lead(what), text));
+  // strtod also reads hexadecimal ("0x10" is 16, "0x1p-1" 0.5), which the integers refuse:
+  // a number is decimal digits, a point and an exponent.
+  if (text.find_first_not_of("0123456789+-.eE") != std::string::npos)
+    throw UsageError(fmt::format("{}'{}' is not a decimal number", lead(what), text));
   return v;
 }
 

@@ -28,7 +28,8 @@ Assignment split_assignment(const std::string& what, const std::string& text);
 // A whole decimal integer within the 64-bit range ("1e3", "12abc" and "" are not integers).
 std::int64_t parse_integer(const std::string& what, const std::string& text);
 
-// A whole decimal number that is finite ("nan", "inf" and "1x" are refused).
+// A whole decimal number that is finite ("nan", "inf", "1x" and hexadecimal "0x10" are
+// refused).
 double parse_number(const std::string& what, const std::string& text);
 
 }  // namespace gpulab

@@ -47,8 +47,16 @@ std::string drain(int fd) {
   return text;
 }
 
-// Runs the binary with `args` exactly as given (no shell: empty words stay words) in `dir`.
+// Runs the binary with `args` exactly as given (no shell: empty words stay words) in `dir`,
+// which is also its TMPDIR: a temporary file or folder left behind (profile's records) is found
+// there too.
 Outcome run_gpulab(const std::vector<std::string>& args, const std::string& dir) {
+  std::vector<std::string> env{"TMPDIR=" + dir};
+  for (char** e = environ; *e; ++e)
+    if (std::string(*e).rfind("TMPDIR=", 0) != 0) env.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   int out[2], err[2];
   if (::pipe(out) != 0 || ::pipe(err) != 0) return {};
   const pid_t pid = ::fork();
@@ -62,7 +70,7 @@ Outcome run_gpulab(const std::vector<std::string>& args, const std::string& dir)
     std::vector<char*> argv{const_cast<char*>(GPULAB_BINARY)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    ::execv(GPULAB_BINARY, argv.data());
+    ::execve(GPULAB_BINARY, argv.data(), envp.data());
     ::_exit(127);
   }
   ::close(out[1]), ::close(err[1]);
@@ -170,6 +178,10 @@ const std::vector<Case>& cases() {
        "-0.1 is out of range (allowed: 0 to 1)"},
       {{"diagnose", "--report", kTranspose, "--threshold", "local.fraction=inf"}, 2,
        "'inf' is not a finite number"},
+      {{"diagnose", "--report", kTranspose, "--threshold", "occupancy.achieved=0x1p-1"}, 2,
+       "--threshold occupancy.achieved: '0x1p-1' is not a decimal number"},
+      {{"diagnose", "--report", kTranspose, "--threshold", "occupancy.achieved=infinity"}, 2,
+       "'infinity' is not a finite number"},
       {{"diagnose", "--report", kTranspose, "--format", "html"}, 2, "'html' is not one of"},
       {{"diagnose", "--report", "/nonexistent-folder/r.json"}, 2, "cannot read"},
       {{"diagnose", "--report", kNotAReport}, 2, "README.md"},
@@ -193,6 +205,53 @@ const std::vector<Case>& cases() {
       {{"compare", kTranspose, kTranspose, "--json", "--format"}, 2, "'--format' is an option"},
       {{"compare", kTranspose, kTranspose, "--format", "pdf"}, 2, "'pdf' is not one of"},
       {{"compare", kTranspose, kNotAReport}, 2, "README.md"},
+      {{"compare", kTranspose, "--variants", "tiled,naive", "--fail-on-regression", "0x10"}, 2,
+       "--fail-on-regression: '0x10' is not a decimal number"},
+      {{"compare", kTranspose, "--variants", "tiled,naive", "--fail-on-regression", "inf"}, 2,
+       "'inf' is not a finite number"},
+      // report
+      {{"report"}, 2, "reports is required"},
+      {{"report", kTranspose}, 2, "report needs -o FILE.html, --trace FILE.json, or both"},
+      {{"report", "/nonexistent-folder/r.json", "-o", "page.html"}, 2, "cannot read '/nonexistent-folder/r.json'"},
+      {{"report", kNotAReport, "-o", "page.html"}, 2, "is not valid JSON"},
+      {{"report", kTranspose, kNotAReport, "-o", "page.html"}, 2, "README.md"},
+      {{"report", kTranspose, "-o", ""}, 2, "-o: the value is empty"},
+      {{"report", kTranspose, "--html", ""}, 2, "--html: the value is empty"},
+      {{"report", kTranspose, "-o"}, 2, "-o: 1 required FILE missing"},
+      {{"report", kTranspose, "-o", "--trace"}, 2, "-o: '--trace' is an option, not a value"},
+      {{"report", kTranspose, "-o", "/nonexistent-folder/page.html"}, 2, "cannot write"},
+      {{"report", kTranspose, "--trace"}, 2, "--trace: 1 required FILE missing"},
+      {{"report", kTranspose, "--trace", ""}, 2, "--trace: the value is empty"},
+      {{"report", kTranspose, "--trace", "-o", "page.html"}, 2, "'-o' is an option"},
+      {{"report", kTranspose, kMatmul, "--trace", "trace.json"}, 2, "--trace takes one report (2 given)"},
+      {{"report", kTranspose, "--trace", "trace.json"}, 2, "the 'transpose' report has no timeline"},
+      {{"report", kTranspose, "--format", "json", "-o", "page.html"}, 2, "--format"},
+      // profile: refused before the program starts (`true` never runs)
+      {{"profile"}, 2, "profile needs a program: gpulab profile [OPTIONS] -- APP [ARGS...]"},
+      {{"profile", "--diagnose", "--"}, 2, "profile needs a program"},
+      {{"profile", "--launch-count", "-1", "--", "true"}, 2, "--launch-count -1 is not a count (1 or more, or all)"},
+      {{"profile", "--launch-count", "0", "--", "true"}, 2, "--launch-count 0 is not a count"},
+      {{"profile", "--launch-count", "1e3", "--", "true"}, 2, "--launch-count: '1e3' is not an integer"},
+      {{"profile", "-c", "", "--", "true"}, 2, "-c: the value is empty"},
+      {{"profile", "--launch-skip", "-1", "--", "true"}, 2, "--launch-skip: -1 is out of range"},
+      {{"profile", "--kernel", "(", "--", "true"}, 2, "--kernel '(' is not a regular expression"},
+      {{"profile", "--kernel", "", "--", "true"}, 2, "--kernel: the value is empty"},
+      {{"profile", "--metrics", "nosuch", "--", "true"}, 2, "--metrics: unknown metric 'nosuch'"},
+      {{"profile", "--metrics", "basic,", "--", "true"}, 2, "an empty name in the list"},
+      {{"profile", "--replay", "bogus", "--", "true"}, 2, "--replay: 'bogus' is not one of {kernel,none}"},
+      {{"profile", "--replay", "none", "--metrics", "full", "--", "true"}, 2, "--replay none collects no counters"},
+      {{"profile", "--trace", "--metrics", "full", "--", "true"}, 2, "--trace and --metrics"},
+      {{"profile", "--kernel-timeout", "-1", "--", "true"}, 2, "--kernel-timeout: -1 is out of range"},
+      {{"profile", "--kernel-timeout", "0x10", "--", "true"}, 2, "--kernel-timeout: '0x10' is not a decimal number"},
+      {{"profile", "--kernel-timeout", "nan", "--", "true"}, 2, "'nan' is not a finite number"},
+      {{"profile", "--threshold", "occupancy.achieved=0.4", "--", "true"}, 2, "--threshold shapes a diagnosis: add --diagnose"},
+      {{"profile", "--all-findings", "--", "true"}, 2, "--all-findings shapes a diagnosis: add --diagnose"},
+      {{"profile", "-d", "--threshold", "nosuch=1", "--", "true"}, 2, "unknown threshold 'nosuch'"},
+      {{"profile", "-d", "--threshold", "occupancy.achieved=0x1p-1", "--", "true"}, 2, "'0x1p-1' is not a decimal number"},
+      {{"profile", "--json", "--diagnose", "--", "true"}, 2, "--json: '--diagnose' is an option, not a value"},
+      {{"profile", "--json", "", "--", "true"}, 2, "--json: the value is empty"},
+      {{"profile", "--json", "/nonexistent-folder/p.json", "--", "true"}, 2, "cannot write"},
+      {{"profile", "--format", "html", "--", "true"}, 2, "'html' is not one of"},
       // selftest
       {{"selftest", "--labs", ""}, 2, "--labs: the value is empty"},
       {{"selftest", "--labs", "transpose,"}, 2, "an empty name in the list"},

@@ -1,5 +1,10 @@
 // Completion offers what the commands accept, from the same definitions they check with.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -41,6 +46,86 @@ TEST(Completion, CompareMetricsAreMetricNamesNotSets) {
 TEST(Completion, FileAndNumberValuesOfferNothing) {
   EXPECT_TRUE(complete({"run", "transpose", "--json"}, "", false).empty());
   EXPECT_TRUE(complete({"run", "transpose", "--repeat"}, "", false).empty());
+}
+
+// Files where a file name belongs, and only there: no candidate is not a reason to offer files.
+TEST(Completion, PathsOnlyWhereAFileBelongs) {
+  for (const std::vector<std::string>& file : std::vector<std::vector<std::string>>{
+           {"run", "transpose", "--json"},
+           {"diagnose", "--report"},
+           {"compare", "a.json", "--html"},
+           {"compare"},
+           {"compare", "a.json"},
+           {"report", "a.json", "-o"},
+           {"report", "a.json", "--trace"},
+           {"report"},
+           {"profile", "--json"},
+           {"profile", "--"},
+           {"profile", "--", "./app", "--size"},
+       })
+    EXPECT_EQ(path_expected(file, "", false), PathKind::file) << ::testing::PrintToString(file);
+  EXPECT_EQ(path_expected({"run", "--all", "--json-dir"}, "", false), PathKind::folder);
+  for (const std::vector<std::string>& other : std::vector<std::vector<std::string>>{
+           {},
+           {"diagnose", "--report", "r.json", "--threshold"},
+           {"run", "transpose", "--size"},
+           {"run", "transpose", "--repeat"},
+           {"run", "transpose", "--variant"},
+           {"run"},
+           {"profile", "--launch-count"},
+           {"compare", "a.json", "--fail-on-regression"},
+       })
+    EXPECT_EQ(path_expected(other, "", false), PathKind::none) << ::testing::PrintToString(other);
+  EXPECT_EQ(path_expected({"compare", "a.json"}, "--", false), PathKind::none) << "an option";
+  EXPECT_EQ(path_expected({"save"}, "", true), PathKind::file);
+  EXPECT_EQ(path_expected({"set", "output"}, "", true), PathKind::folder);
+  EXPECT_EQ(path_expected({"set", "size"}, "", true), PathKind::none);
+  // After `--` the words are the program's: none of gpulab's options.
+  EXPECT_TRUE(complete({"profile", "--", "./app"}, "--", false).empty());
+}
+
+TEST(Completion, CompletePrintsAMarkerWhereAFileBelongsAndNothingForNoMatch) {
+  EXPECT_EQ(test::run_cli({"complete", "--", "diagnose", "--threshold", "zz"}).out, "");
+  EXPECT_EQ(test::run_cli({"complete", "--", "run", "transpose", "--size", ""}).out, "");
+  EXPECT_EQ(test::run_cli({"complete", "--", "run", "transpose", "--repeat", "1"}).out, "");
+  EXPECT_EQ(test::run_cli({"complete", "--", "run", "transpose", "--json", ""}).out,
+            std::string(kCompleteFiles) + "\n");
+  EXPECT_EQ(test::run_cli({"complete", "--", "compare", "a.json", "b"}).out,
+            std::string(kCompleteFiles) + "\n");
+  EXPECT_EQ(test::run_cli({"complete", "--", "run", "--all", "--json-dir", "o"}).out,
+            std::string(kCompleteFolders) + "\n");
+  EXPECT_EQ(test::run_cli({"complete", "--", "diagnose", "--threshold", "occ"}).out,
+            "occupancy.achieved=\n");
+}
+
+// The bash script itself, sourced in bash with a stand-in for the programmable completion
+// builtin's call: COMPREPLY for a word being typed, in a folder that holds one file.
+std::string bash_reply(const std::string& words) {
+  const std::string dir = ::testing::TempDir() + "/gpulab_completion_" + std::to_string(::getpid());
+  const std::string script = std::string(GPULAB_SOURCE_DIR) + "/scripts/completions/gpulab.bash";
+  // In bash: source the script, set the words as the completion builtin would, call it.
+  const std::string in_bash = "source " + script + "; COMP_WORDS=(" + GPULAB_BINARY + " " + words +
+                              "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _gpulab; " +
+                              R"(printf "[%s]" "${COMPREPLY[@]}")";
+  const std::string command = "mkdir -p " + dir + " && cd " + dir + " && touch zz_report.json && " +
+                              "bash --norc -c '" + in_bash + "' 2>&1; rm -rf " + dir;
+  std::string out;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    ::pclose(pipe);
+  }
+  return out;
+}
+
+TEST(Completion, BashScriptOffersFilesOnlyWhereAFileBelongs) {
+  if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "needs bash";
+  EXPECT_EQ(bash_reply("diagnose --threshold zz"), "[]") << "no threshold starts with zz";
+  EXPECT_EQ(bash_reply("run transpose --size zz"), "[]") << "a number";
+  EXPECT_EQ(bash_reply("run transpose --repeat \"\""), "[]") << "a number";
+  EXPECT_EQ(bash_reply("diagnose --report zz"), "[zz_report.json]");
+  EXPECT_EQ(bash_reply("compare a.json zz"), "[zz_report.json]");
+  EXPECT_EQ(bash_reply("diagnose --threshold occ"), "[occupancy.achieved=]");
 }
 
 }  // namespace

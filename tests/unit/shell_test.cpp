@@ -102,6 +102,22 @@ TEST(Shell, ScriptStatusIsTheFirstFailingLine) {
       << "the lines after the failure still run";
 }
 
+// `gpulab --help` is not a line the shell takes: its usage errors point at its own help.
+TEST(Shell, UsageErrorsPointAtTheShellsHelp) {
+  const auto out = sh("printf 'run transpose --repeat 0\\nfrobnicate\\nhelp run\\n' | " + kBinary +
+                      " shell 2>&1");
+  EXPECT_EQ(out.code, 2) << out.text;
+  EXPECT_NE(out.text.find("--repeat: 0 is out of range (allowed: 1 to 100000) (see help run)\n"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find("frobnicate (see help)\n"), std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find("(see gpulab --help)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("--repeat"), out.text.rfind("--repeat")) << "help run shows the option";
+  // The command line keeps its own hint.
+  const auto cli = sh(kBinary + " run transpose --repeat 0 2>&1");
+  EXPECT_NE(cli.text.find("(see gpulab --help)"), std::string::npos) << cli.text;
+}
+
 TEST(Shell, SetValidatesLikeTheCommandLineAndAppliesWhereAccepted) {
   const std::string input =
       write_input("_set.txt",

@@ -62,8 +62,20 @@ TEST(UserInput, NumbersAreWholeAndFinite) {
     EXPECT_NE(usage_error([&] { parse_integer("--size", bad); }), "") << "'" << bad << "'";
   EXPECT_NE(usage_error([] { parse_integer("--size", "99999999999999999999"); }).find("64-bit"),
             std::string::npos);
-  for (const char* bad : {"", " 1", "nan", "inf", "-inf", "1x", "1e999"})
+  for (const char* bad :
+       {"", " 1", "nan", "inf", "-inf", "infinity", "1x", "1e999", "0x10", "0x1p-1"})
     EXPECT_NE(usage_error([&] { parse_number("--threshold", bad); }), "") << "'" << bad << "'";
+}
+
+// strtod reads hexadecimal, as the integers do not: a number is decimal, as they are.
+TEST(UserInput, NumbersAreDecimal) {
+  EXPECT_EQ(parse_number("--threshold", "1e3"), 1000);
+  EXPECT_EQ(parse_number("--threshold", "-.5"), -0.5);
+  EXPECT_EQ(parse_number("--threshold", "+2.5E-1"), 0.25);
+  EXPECT_EQ(usage_error([] { parse_number("--fail-on-regression", "0x10"); }),
+            "--fail-on-regression: '0x10' is not a decimal number");
+  EXPECT_EQ(usage_error([] { parse_number("", "-0X1P-1"); }), "'-0X1P-1' is not a decimal number");
+  EXPECT_EQ(usage_error([] { parse_number("", "nan(1)"); }), "'nan(1)' is not a finite number");
 }
 
 TEST(MetricsOption, SetNamesAndListsResolveToCuptiNames) {
