@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -215,6 +216,30 @@ TEST(Shell, CtrlCClearsTheLineAndTheShellGoesOn) {
   EXPECT_EQ(out.code, 0) << "the shell survived Ctrl-C:\n" << out.text;
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos) << out.text;
   EXPECT_EQ(out.text.find("unknown"), std::string::npos) << "'lis' was discarded:\n" << out.text;
+}
+
+// Ctrl-C while a command runs: the terminal signals the whole foreground group, so both the
+// profiled program and gpulab get SIGINT. The program dies of it; gpulab reports that, and the
+// shell goes on. `sleep` loads no CUDA, so this needs no GPU.
+TEST(Shell, CtrlCDuringACommandStopsItAndTheShellGoesOn) {
+  if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  const auto begin = std::chrono::steady_clock::now();
+  // `timeout` bounds the test should the shell never come back; the program would sleep 30 s.
+  const auto out =
+      sh("(sleep 1; printf 'profile -- sleep 30\\n'; sleep 2; printf '\\003'; "
+         "sleep 1; printf 'list\\nquit\\n') | HOME=" +
+         ::testing::TempDir() + " timeout 20 " + on_terminal(kBinary + " shell") + " 2>&1");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_EQ(out.code, 0) << "the shell survived Ctrl-C and quit left it:\n" << out.text;
+  EXPECT_LT(seconds, 15) << "the program was stopped, not waited for:\n" << out.text;
+  const auto killed = out.text.find("killed by SIGINT");
+  ASSERT_NE(killed, std::string::npos) << "the program died of the Ctrl-C:\n" << out.text;
+  const auto prompt = out.text.find("gpulab> ", killed);
+  ASSERT_NE(prompt, std::string::npos) << "the prompt came back:\n" << out.text;
+  EXPECT_NE(out.text.find("global coalescing", prompt), std::string::npos)
+      << "the next command ran:\n"
+      << out.text;
 }
 
 TEST(Shell, HistoryPersistsInLibeditsFormatAndIsRecalled) {
