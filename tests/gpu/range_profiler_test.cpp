@@ -22,7 +22,9 @@ constexpr int kElements = 1 << 16;  // 256 blocks of 256 threads
 
 struct DeviceInts {
   int* d = nullptr;
-  DeviceInts() { EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), kElements * sizeof(int)), cudaSuccess); }
+  DeviceInts() {
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), kElements * sizeof(int)), cudaSuccess);
+  }
   ~DeviceInts() { cudaFree(d); }
 };
 
@@ -66,9 +68,9 @@ TEST(RangeProfilerGpu, ABatchOfLaunchesCostsLessPerLaunchThanABatchEach) {
 
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < kLaunches; ++i)
-    ASSERT_EQ(profiler->profile_kernels([&] { test::launch_increment(buffer.d, kElements); }, 1)
-                  .size(),
-              1u);
+    ASSERT_EQ(
+        profiler->profile_kernels([&] { test::launch_increment(buffer.d, kElements); }, 1).size(),
+        1u);
   const double each = seconds_since(t0) / kLaunches;
 
   t0 = std::chrono::steady_clock::now();
@@ -80,9 +82,10 @@ TEST(RangeProfilerGpu, ABatchOfLaunchesCostsLessPerLaunchThanABatchEach) {
   const double batched = seconds_since(t0) / kLaunches;
   ASSERT_EQ(ranges.size(), static_cast<std::size_t>(kLaunches));
 
-  std::printf("kernel replay of %d launches, %d passes: %.1f ms per launch in a batch each, "
-              "%.1f ms in one batch\n",
-              kLaunches, profiler->passes(), each * 1e3, batched * 1e3);
+  std::printf(
+      "kernel replay of %d launches, %d passes: %.1f ms per launch in a batch each, "
+      "%.1f ms in one batch\n",
+      kLaunches, profiler->passes(), each * 1e3, batched * 1e3);
   RecordProperty("ms_per_launch_batch_each", std::to_string(each * 1e3));
   RecordProperty("ms_per_launch_one_batch", std::to_string(batched * 1e3));
   EXPECT_LT(batched, each / 2);
