@@ -53,15 +53,25 @@ Evidence against(const Probe& p, const std::string& metric, std::optional<double
 // load moves 16 sectors per request and wastes nothing). Without them, sectors per request
 // against the 4-byte ideal is the fallback, which over-flags 8- and 16-byte accesses.
 // Loads and stores are weighed by their traffic (global_overfetch), so that a kernel whose
-// only scattered accesses are a few single-thread stores is not flagged.
+// only scattered accesses are a few single-thread stores is not flagged. Where the L1 hit rate
+// is measured, the bytes that went past L1 decide: sectors a load moved but L1 then served to
+// the next lane or instruction cost nothing beyond L1 (a table every warp reads, a dot product
+// reading two interleaved vectors: docs/diagnosis.md).
 Outcome coalescing(const Probe& p) {
   const auto all = p.metric(d::global_overfetch);
   if (all) {
     const std::string t = "uncoalesced.overfetch";
+    const auto past_l1 = p.metric(d::global_overfetch_past_l1);
+    const double judged = past_l1.value_or(*all);
     std::vector<Evidence> ev{evidence(d::gld_overfetch, p.metric(d::gld_overfetch)),
-                             evidence(d::gst_overfetch, p.metric(d::gst_overfetch)),
-                             against(p, d::global_overfetch, all, ">=", t)};
-    if (*all < p.threshold(t)) return no(ev);
+                             evidence(d::gst_overfetch, p.metric(d::gst_overfetch))};
+    if (past_l1) {
+      ev.push_back(evidence(d::global_overfetch, all));
+      ev.push_back(against(p, d::global_overfetch_past_l1, past_l1, ">=", t));
+    } else {
+      ev.push_back(against(p, d::global_overfetch, all, ">=", t));
+    }
+    if (*all < p.threshold(t) || judged < p.threshold(t)) return no(ev);
     // Share of moved bytes nobody asked for, scaled by how much of the kernel's traffic the
     // instrumented directions cover: a kernel that loads with cp.async or TMA (no LDG to count)
     // and stores one word per row has a high store over-fetch on almost no bytes.
@@ -73,7 +83,7 @@ Outcome coalescing(const Probe& p) {
       if (p.metric(bytes).value_or(0) > 0) covered += moved;
     }
     total = std::max(total, p.metric(d::dram_bytes).value_or(0));
-    return yes((1.0 - 1.0 / *all) * (total > 0 ? covered / total : 1.0), ev);
+    return yes((1.0 - 1.0 / judged) * (total > 0 ? covered / total : 1.0), ev);
   }
   const auto ld_spr = p.metric(d::gld_sectors_per_request);
   const auto st_spr = p.metric(d::gst_sectors_per_request);
@@ -395,7 +405,8 @@ struct CheckNode {
 };
 
 const CheckNode kCoalescing{"coalescing", "Do global accesses move more bytes than they use?",
-                            "global_overfetch, else max(sectors per request)",
+                            "global_overfetch_past_l1 (and global_overfetch), else "
+                            "max(sectors per request)",
                             "uncoalesced-global", coalescing};
 const CheckNode kDramExcess{"dram-excess", "Does DRAM move more bytes than the work needs?",
                             "dram_over_model (reads over gld_overfetch when measured)",

@@ -25,6 +25,12 @@ const std::vector<DerivedTraits> kDerived = {
      "32 x (gld_sectors + gst_sectors) / (gld_bytes_requested + gst_bytes_requested)",
      "bytes all global accesses moved per byte they asked for: over-fetch weighted by traffic "
      "(a direction with no requested bytes, e.g. only cp.async or TMA copies, is left out)"},
+    {d::global_overfetch_past_l1, U::ratio,
+     "32 x (gld_sectors x (1 - l1_hit_pct / 100) + gst_sectors) / (gld_bytes_requested + "
+     "gst_bytes_requested)",
+     "bytes global accesses moved past L1 per byte they asked for: a load sector that hits in "
+     "L1 (the rest of it was used by another lane or instruction) costs no L2 or DRAM traffic. "
+     "The hit rate is L1's over all its sectors"},
     {d::shld_wavefronts_per_inst, U::ratio, "shld_wavefronts / shld_inst",
      "bank passes per shared load instruction; 1 for conflict-free 4-byte loads, 32 worst"},
     {d::shst_wavefronts_per_inst, U::ratio, "shst_wavefronts / shst_inst",
@@ -105,6 +111,16 @@ std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* mode
     }
   }
   if (asked > 0) out[d::global_overfetch] = moved / asked;
+  if (const auto hit = get(raw, m::l1_hit_pct); hit && asked > 0) {
+    const auto load_sectors = get(raw, m::gld_sectors), store_sectors = get(raw, m::gst_sectors);
+    const auto load_bytes = get(raw, m::gld_bytes_requested);
+    const auto store_bytes = get(raw, m::gst_bytes_requested);
+    double past = 0;
+    if (load_sectors && load_bytes && *load_bytes > 0)
+      past += 32.0 * *load_sectors * (1.0 - std::clamp(*hit, 0.0, 100.0) / 100.0);
+    if (store_sectors && store_bytes && *store_bytes > 0) past += 32.0 * *store_sectors;
+    out[d::global_overfetch_past_l1] = past / asked;
+  }
 
   const auto shld_wf = get(raw, m::shld_wavefronts), shld_inst = get(raw, m::shld_inst);
   const auto shst_wf = get(raw, m::shst_wavefronts), shst_inst = get(raw, m::shst_inst);

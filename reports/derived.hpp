@@ -20,6 +20,7 @@ inline constexpr const char* gst_sectors_per_request = "gst_sectors_per_request"
 inline constexpr const char* gld_overfetch = "gld_overfetch";
 inline constexpr const char* gst_overfetch = "gst_overfetch";
 inline constexpr const char* global_overfetch = "global_overfetch";
+inline constexpr const char* global_overfetch_past_l1 = "global_overfetch_past_l1";
 inline constexpr const char* shld_wavefronts_per_inst = "shld_wavefronts_per_inst";
 inline constexpr const char* shst_wavefronts_per_inst = "shst_wavefronts_per_inst";
 inline constexpr const char* shared_excess_wavefronts = "shared_excess_wavefronts";

@@ -92,7 +92,8 @@ const std::vector<FindingTraits> kFindings = {
      "Make consecutive threads touch consecutive addresses: swap the index mapping, stage tiles "
      "through shared memory to turn the access around, use structure-of-arrays layouts, align "
      "rows (cudaMallocPitch).",
-     "global_overfetch under uncoalesced.overfetch: each byte the warps ask for moves about once",
+     "global_overfetch_past_l1 under uncoalesced.overfetch: each byte the warps ask for moves "
+     "past L1 about once",
      {"transpose", "coalescing", "aos-soa", "pitched"}},
     {"redundant-dram-traffic",
      "DRAM traffic beyond what the work needs",

@@ -99,12 +99,23 @@ TEST(Derived, DeriveAllUsesModelOnlyForSingleKernelVariants) {
 }
 
 TEST(Derived, CatalogueCoversEveryDerivedName) {
-  Kernel k = kernel_with({{m::gld_sectors, 1}, {m::gld_requests, 1}, {m::gst_sectors, 1},
-                          {m::gst_requests, 1}, {m::shld_wavefronts, 1}, {m::shld_inst, 1},
-                          {m::shst_wavefronts, 1}, {m::shst_inst, 1}, {m::local_ld_bytes, 1},
-                          {m::local_st_bytes, 1}, {m::dram_read, 1}, {m::dram_write, 1},
-                          {m::duration, 1}, {m::warps_active_pct, 1},
-                          {m::gld_bytes_requested, 1}, {m::gst_bytes_requested, 1}});
+  Kernel k = kernel_with({{m::gld_sectors, 1},
+                          {m::gld_requests, 1},
+                          {m::gst_sectors, 1},
+                          {m::gst_requests, 1},
+                          {m::shld_wavefronts, 1},
+                          {m::shld_inst, 1},
+                          {m::shst_wavefronts, 1},
+                          {m::shst_inst, 1},
+                          {m::local_ld_bytes, 1},
+                          {m::local_st_bytes, 1},
+                          {m::dram_read, 1},
+                          {m::dram_write, 1},
+                          {m::duration, 1},
+                          {m::warps_active_pct, 1},
+                          {m::gld_bytes_requested, 1},
+                          {m::gst_bytes_requested, 1},
+                          {m::l1_hit_pct, 50}});
   k.attributes.theoretical_occupancy = 1;
   const WorkModel model{1, 1, 0};
   const auto out = derive(k, &model);

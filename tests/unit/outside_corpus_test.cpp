@@ -225,8 +225,9 @@ TEST(OutsideCorpus, LabelFileIsValid) { EXPECT_NO_THROW(load_labels(kCorpusDir +
 
 // Kernels whose label gpulab's principal finding matches on the first recording on the H200 (55
 // labels): the floor the tree's changes are held to. It was 40 under `at_roof.roof_fraction` 0.7;
-// the re-derived 0.87 puts two kernels labelled at the roof below it (their entries say so).
-constexpr int kAgreedAtFirstRecording = 38;
+// the re-derived 0.87 puts two kernels labelled at the roof below it (their entries say so), and
+// judging the over-fetch past L1 brings back three (docs/diagnosis.md).
+constexpr int kAgreedAtFirstRecording = 41;
 
 TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
   const auto entries = load_labels(kCorpusDir + "/labels.json");

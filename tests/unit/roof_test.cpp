@@ -70,7 +70,7 @@ std::vector<Judged> memory_bound_kernels() {
           for (const auto& e : step.evidence)
             if (e.threshold == "at_roof.roof_fraction" && e.value)
               out.push_back(
-                  {std::string(lab) + "/" + v.name + "/" + k.name, *e.value, step.answer == "yes"});
+                  {lab->spec().name + "/" + v.name + "/" + k.name, *e.value, step.answer == "yes"});
         }
       }
   }
