@@ -27,12 +27,7 @@ $bin run transpose --json "$out/transpose_h200.json"
 note "run transpose: exit $?, $(( $(ms) - start )) ms wall for the whole process"
 
 step GPU tests, one process
-start=$(ms)
-timeout 420 $build/tests/gpulab_gpu_tests --gtest_brief=1 >"$logs/gpu_tests.log" 2>&1
-rc=$?
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|Expected|Which is|actual|evaluates to|^\[  FAILED" \
-    "$logs/gpu_tests.log" | head -60
-note "GPU tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/gpu_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/gpu_tests.log" | tail -1)"
+gpu_tests "GPU tests" gpu_tests '*' 420
 
 step gpulab selftest
 start=$(ms)

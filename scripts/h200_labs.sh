@@ -12,20 +12,9 @@ source "$(dirname "$0")/h200_common.sh"
 
 build_gpulab
 
-# GoogleTest suite names are the lab names in CamelCase: streams -> StreamsGpu.*
-filter=""
-for lab in ${labs//,/ }; do
-  suite=$(echo "$lab" | sed -E 's/(^|-)([a-z])/\U\2/g')
-  filter+="${filter:+:}${suite}Gpu.*"
-done
+filter=$(lab_test_filter "$labs")
 step "GPU tests: $filter"
-start=$(ms)
-timeout 400 $build/tests/gpulab_gpu_tests --gtest_brief=1 --gtest_filter="$filter" \
-    >"$logs/gpu_tests.log" 2>&1
-rc=$?
-grep -E "Failure|Expected|Which is|actual|evaluates to|^\[  (PASSED|FAILED|SKIPPED)" \
-    "$logs/gpu_tests.log" | head -60
-note "GPU tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/gpu_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/gpu_tests.log" | tail -1)"
+gpu_tests "GPU tests" gpu_tests "$filter" 400
 
 for lab in ${labs//,/ }; do
   step "gpulab run $lab --diagnose"

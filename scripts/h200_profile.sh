@@ -12,11 +12,7 @@ apps=$build/tests/apps
 build_gpulab
 
 step "GPU tests of gpulab profile"
-timeout 300 $build/tests/gpulab_gpu_tests --gtest_filter='ProfileGpu.*' --gtest_brief=1 \
-    >"$logs/profile_tests.txt" 2>&1
-rc=$?
-tail -30 "$logs/profile_tests.txt"
-note "ProfileGpu tests: exit $rc ($(grep -c '^\[       OK' "$logs/profile_tests.txt") ok, $(grep -c '^\[  FAILED  \]' "$logs/profile_tests.txt") failed lines)"
+gpu_tests "ProfileGpu tests" profile_tests 'ProfileGpu.*' 300
 
 step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
 timeout 300 $bin profile --diagnose --json "$out/torch_profile.json" -- python3 scripts/torch_demo.py \

@@ -36,21 +36,10 @@ trap finish EXIT
 build_gpulab
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 
-# GoogleTest suite names are the lab names in CamelCase: streams -> StreamsGpu.*
-filter=""
-for lab in ${labs//,/ }; do
-  suite=$(echo "$lab" | sed -E 's/(^|-)([a-z])/\U\2/g')
-  filter+="${filter:+:}${suite}Gpu.*"
-done
+filter=$(lab_test_filter "$labs")
 if [[ -n $filter ]] && enough 60 "GPU tests $filter"; then
   step "GPU tests: $filter"
-  start=$(ms)
-  timeout "$(upto 200)" $build/tests/gpulab_gpu_tests --gtest_brief=1 --gtest_filter="$filter" \
-      >"$logs/lab_tests.log" 2>&1
-  rc=$?
-  grep -E "Failure|Expected|Which is|actual|evaluates to|^\[  (PASSED|FAILED|SKIPPED)" \
-      "$logs/lab_tests.log" | head -40
-  note "lab GPU tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/lab_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/lab_tests.log" | tail -1)"
+  gpu_tests "lab GPU tests" lab_tests "$filter" "$(upto 200)"
 fi
 
 for lab in ${labs//,/ }; do
@@ -74,13 +63,7 @@ fi
 
 if wants profile-tests && enough 60 "ProfileGpu tests"; then
   step "GPU tests of gpulab profile and of the range profiler"
-  start=$(ms)
-  timeout "$(upto 200)" $build/tests/gpulab_gpu_tests --gtest_filter='RangeProfilerGpu.*:ProfileGpu.*' \
-      >"$logs/profile_tests.log" 2>&1
-  rc=$?
-  grep -E "^\[ +(OK|FAILED) |Failure|Expected|Which is|actual|kernel replay of" \
-      "$logs/profile_tests.log" | head -40
-  note "ProfileGpu tests: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$logs/profile_tests.log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/profile_tests.log" | tail -1)"
+  gpu_tests "ProfileGpu tests" profile_tests 'RangeProfilerGpu.*:ProfileGpu.*' "$(upto 200)"
 fi
 
 if wants torch && enough 40 "PyTorch profile"; then

@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 const fs::path kRoot = GPULAB_SOURCE_DIR;
 
-// scripts/h200_labs.sh selects a lab's GPU tests as <CamelCase>Gpu.*: aos-soa -> AosSoaGpu.
+// The H200 scripts select a lab's GPU tests as <CamelCase>Gpu.* (lab_test_filter in
+// scripts/h200_common.sh): aos-soa -> AosSoaGpu.
 std::string gpu_suite(const std::string& lab) {
   std::string out;
   bool upper = true;
