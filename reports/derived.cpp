@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 #include "reports/timeline.hpp"
 
@@ -100,27 +101,22 @@ std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* mode
     ratio(out, d::gst_overfetch, 32.0 * *s, get(raw, m::gst_bytes_requested));
   // Over loads and stores together, weighted by traffic. A direction whose sectors the
   // instrumented counts do not see (cp.async and TMA copies move sectors but issue no LDG/STG)
-  // is left out rather than counted as waste.
-  double moved = 0, asked = 0;
-  for (const auto& [sectors, bytes] : {std::pair{m::gld_sectors, m::gld_bytes_requested},
-                                       std::pair{m::gst_sectors, m::gst_bytes_requested}}) {
+  // is left out rather than counted as waste. Past L1, the load sectors L1 served are taken out.
+  const auto hit = get(raw, m::l1_hit_pct);
+  const double load_miss = hit ? 1.0 - std::clamp(*hit, 0.0, 100.0) / 100.0 : 1.0;
+  double moved = 0, past_l1 = 0, asked = 0;
+  for (const auto& [sectors, bytes, miss] :
+       {std::tuple{m::gld_sectors, m::gld_bytes_requested, load_miss},
+        std::tuple{m::gst_sectors, m::gst_bytes_requested, 1.0}}) {
     const auto s = get(raw, sectors), b = get(raw, bytes);
     if (s && b && *b > 0) {
       moved += 32.0 * *s;
+      past_l1 += 32.0 * *s * miss;
       asked += *b;
     }
   }
   if (asked > 0) out[d::global_overfetch] = moved / asked;
-  if (const auto hit = get(raw, m::l1_hit_pct); hit && asked > 0) {
-    const auto load_sectors = get(raw, m::gld_sectors), store_sectors = get(raw, m::gst_sectors);
-    const auto load_bytes = get(raw, m::gld_bytes_requested);
-    const auto store_bytes = get(raw, m::gst_bytes_requested);
-    double past = 0;
-    if (load_sectors && load_bytes && *load_bytes > 0)
-      past += 32.0 * *load_sectors * (1.0 - std::clamp(*hit, 0.0, 100.0) / 100.0);
-    if (store_sectors && store_bytes && *store_bytes > 0) past += 32.0 * *store_sectors;
-    out[d::global_overfetch_past_l1] = past / asked;
-  }
+  if (asked > 0 && hit) out[d::global_overfetch_past_l1] = past_l1 / asked;
 
   const auto shld_wf = get(raw, m::shld_wavefronts), shld_inst = get(raw, m::shld_inst);
   const auto shst_wf = get(raw, m::shst_wavefronts), shst_inst = get(raw, m::shst_inst);
