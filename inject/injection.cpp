@@ -171,7 +171,7 @@ class Injection {
   report::InjectionConfig config_;
   std::optional<std::regex> filter_;
   RecordFile file_;
-  CounterLock counter_lock_;  // held from a profiled launch's entry to its exit
+  CounterLock counter_lock_;  // held while a session is open
   Watchdog watchdog_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::string refused_;
@@ -396,9 +396,7 @@ void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
   }
   ++profiled_;
   r.profiled = true;
-  if (session_ &&
-      (session_->context != info.context || session_->launches.size() >= kSessionLaunches))
-    close_session();
+  if (session_ && session_->context != info.context) close_session();  // a session per context
   if (std::string why_not; !session_ && !open_session(info.context, why_not)) {
     r.error = why_not;
     return;
