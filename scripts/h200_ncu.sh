@@ -3,7 +3,7 @@
 # gpulab report with the full metric set and an ncu CSV of the same metrics on the same
 # kernels, and compares them (scripts/ncu_crosscheck.py). Prints the comparison table and a
 # short summary last. From the repository root:
-#   [GPULAB_GIT_SHA=<sha>] bash scripts/h200_ncu.sh [LAB,LAB...] [OUT_DIR]
+#   [GPULAB_GIT_SHA=<sha>] [GPULAB_NCU_PROCESSES=N] bash scripts/h200_ncu.sh [LAB,LAB...] [OUT_DIR]
 # OUT_DIR (default $OUT, else /tmp/gpulab-out) receives crosscheck.txt, crosscheck.json and
 # crosscheck.tgz (the reports and CSVs, to record fixtures from).
 set -uo pipefail
@@ -13,6 +13,8 @@ source "$(dirname "$0")/h200_common.sh"
 ncu_dir=$(mktemp -d)
 kernel_replay=$(mktemp -d)
 budget_s=${GPULAB_NCU_BUDGET_S:-470}  # stop starting labs after this many seconds
+# ncu processes per lab: from two or more, ncu's spread is also its spread between processes.
+processes=${GPULAB_NCU_PROCESSES:-1}
 started=$(ms)
 
 # ncu profiles every launch once per replay pass: the cuda-graphs lab's 200 steps x 2 launches x
@@ -44,12 +46,17 @@ for lab in $labs; do
 r = json.load(open(sys.argv[1]))
 print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' \
       "$reports/$lab.json")
-  timeout 240 ncu --clock-control none --csv --print-units base --print-kernel-base mangled \
-      --metrics "$metrics" $bin run "$lab" ${extra[$lab]:-} --metrics none --repeat 1 --warmup 0 \
-      >"$ncu_dir/$lab.csv" 2>"$logs/ncu_$lab.err"
-  rc=$?
+  for (( run = 1; run <= processes; ++run )); do
+    csv=$ncu_dir/$lab.csv
+    (( run > 1 )) && csv=$ncu_dir/$lab.$run.csv
+    timeout 240 ncu --clock-control none --csv --print-units base --print-kernel-base mangled \
+        --metrics "$metrics" $bin run "$lab" ${extra[$lab]:-} --metrics none --repeat 1 \
+        --warmup 0 >"$csv" 2>"$logs/ncu_$lab.$run.err"
+    rc=$?
+    (( rc == 0 )) || break
+  done
   t2=$(ms)
-  note "$lab: gpulab $(( (t1 - t0) / 1000 )) s, ncu $(( (t2 - t1) / 1000 )) s (exit $rc)"
+  note "$lab: gpulab $(( (t1 - t0) / 1000 )) s, ncu $(( (t2 - t1) / 1000 )) s for $processes process(es) (exit $rc)"
 done
 
 # Kernel replay on the labs whose variants launch several kernels: what the old default did.

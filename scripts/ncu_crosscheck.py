@@ -9,7 +9,8 @@ NCU_DIR/LAB.csv is, with the same metric names,
       --metrics NAMES gpulab run LAB --metrics none --repeat 1 --warmup 0
 In that process gpulab launches each variant twice, in the report's order (the correctness
 launch, then one timed launch), so ncu records every kernel twice: the two give ncu's own
-launch-to-launch spread. Records are matched to the report's kernels by mangled function name
+launch-to-launch spread. NCU_DIR/LAB.2.csv, LAB.3.csv... are further ncu processes of the same
+command: their records join the first's, so that the spread is also ncu's from process to process. Records are matched to the report's kernels by mangled function name
 and launch order, variant after variant; two variants often share a function, so a record is
 never looked up by name alone.
 
@@ -143,7 +144,7 @@ class KernelMatch:
     function: str
     mangled: str
     ours: dict
-    ncu: list  # the ncu records of this kernel, one per launch ncu saw (up to two)
+    ncu: list  # the ncu records of this kernel, one per launch ncu saw (two per ncu process)
 
     @property
     def uses_local_memory(self):
@@ -212,7 +213,7 @@ class Judgement:
     rule: Rule
     ours: float
     theirs: float   # mean of ncu's launches
-    spread: float   # |launch 1 - launch 2| (0 with one launch)
+    spread: float   # max - min over ncu's launches (0 with one launch)
     allowed: float
     gated: bool
 
@@ -311,20 +312,49 @@ def render(judgements, problems, kernels, excluded=()):
     return "\n".join(lines), verdict
 
 
+def ncu_runs(ncu_dir, lab):
+    """The CSVs of a lab's ncu processes: LAB.csv, then LAB.2.csv, LAB.3.csv... in order."""
+    first = os.path.join(ncu_dir, lab + ".csv")
+    more = sorted((f for f in os.listdir(ncu_dir) if re.fullmatch(re.escape(lab) + r"\.\d+\.csv", f)),
+                  key=lambda f: int(f.split(".")[-2]))
+    return ([first] if os.path.exists(first) else []) + [os.path.join(ncu_dir, f) for f in more]
+
+
+def merge_runs(per_run):
+    """One match per kernel from the matches of several ncu processes: every process's records
+    of it, so that ncu's spread is its spread across processes as well as across launches."""
+    merged = {}
+    for matches in per_run:
+        for m in matches:
+            key = (m.variant, m.index)
+            if key in merged:
+                merged[key].ncu.extend(m.ncu)
+            else:
+                merged[key] = KernelMatch(m.lab, m.variant, m.index, m.label, m.function,
+                                          m.mangled, m.ours, list(m.ncu))
+    return list(merged.values())
+
+
 def crosscheck(reports_dir, ncu_dir, labs=None):
     judgements, problems, kernels, excluded = [], [], 0, []
     names = labs or sorted(f[:-5] for f in os.listdir(reports_dir) if f.endswith(".json"))
     for lab in names:
         report_path = os.path.join(reports_dir, lab + ".json")
-        ncu_path = os.path.join(ncu_dir, lab + ".csv")
-        if not os.path.exists(report_path) or not os.path.exists(ncu_path):
+        runs = ncu_runs(ncu_dir, lab)
+        if not os.path.exists(report_path) or not runs:
             problems.append(f"{lab}: missing {'report' if not os.path.exists(report_path) else 'ncu csv'}")
             continue
         with open(report_path) as f:
             report = json.load(f)
-        matches, lab_problems, uncounted = match_report(lab, report, read_ncu_csv(ncu_path))
-        problems += lab_problems
-        excluded += uncounted
+        per_run = []
+        for i, path in enumerate(runs):
+            matches, run_problems, uncounted = match_report(lab, report, read_ncu_csv(path))
+            suffix = f" (ncu run {i + 1})" if len(runs) > 1 else ""
+            problems += [p + suffix for p in run_problems]
+            if i == 0:
+                excluded += uncounted
+            per_run.append(matches)
+        matches = merge_runs(per_run)
         kernels += len(matches)
         for m in matches:
             judgements += judge(m)

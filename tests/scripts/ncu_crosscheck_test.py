@@ -84,6 +84,23 @@ class Matching(unittest.TestCase):
         _, problems, _ = cc.match_report("lab", report, records("_Zk"))
         self.assertEqual(len(problems), 1)
 
+    def test_a_second_ncu_process_joins_its_records_to_the_same_kernels(self):
+        report = report_of(("a", [kernel("k", "_Zk")]), ("b", [kernel("k", "_Zk")]))
+        first, _, _ = cc.match_report("lab", report, records("_Zk", "_Zk", "_Zk", "_Zk"))
+        second, _, _ = cc.match_report("lab", report, records("_Zk", "_Zk", "_Zk", "_Zk"))
+        merged = cc.merge_runs([first, second])
+        self.assertEqual([(m.variant, [r.id for r in m.ncu]) for m in merged],
+                         [("a", [0, 1, 0, 1]), ("b", [2, 3, 2, 3])])
+        self.assertEqual([len(m.ncu) for m in first], [2, 2])  # the inputs are left as they were
+
+    def test_the_runs_of_a_lab_are_found_in_process_order(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("lab.csv", "lab.10.csv", "lab.2.csv", "lab-b.csv", "lab.2.csv.tmp"):
+                open(os.path.join(d, name), "w").close()
+            self.assertEqual([os.path.basename(p) for p in cc.ncu_runs(d, "lab")],
+                             ["lab.csv", "lab.2.csv", "lab.10.csv"])
+
 
 def judged(ours, ncu_values, metric, index=0, duration=1e5):
     m = cc.KernelMatch("lab", "v", index, "k", "k", "_Zk", {metric: ours},
