@@ -21,6 +21,17 @@ started=$(ms)
 # 2 variants would take minutes of ncu time for one kernel function; 16 steps run the same kernel.
 declare -A extra=([cuda-graphs]="--param steps=16")
 
+# Packs the reports and CSVs recorded so far into OUT_DIR/crosscheck.tgz (written atomically).
+pack() {
+  rm -rf "$logs/pack"
+  mkdir -p "$logs/pack"
+  cp -r "$reports" "$logs/pack/reports"
+  cp -r "$ncu_dir" "$logs/pack/ncu"
+  cp -r "$kernel_replay" "$logs/pack/kernel_replay"
+  cp "$logs"/*.txt "$logs"/*.err "$logs/pack/" 2>/dev/null
+  tar czf "$out/crosscheck.tgz.part" -C "$logs/pack" . && mv "$out/crosscheck.tgz.part" "$out/crosscheck.tgz"
+}
+
 build_gpulab
 labs=$($bin list --format json | python3 -c 'import json,sys; print(" ".join(l["name"] for l in json.load(sys.stdin)))')
 [ -n "$only" ] && labs=${only//,/ }
@@ -56,7 +67,9 @@ print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k
     (( rc == 0 )) || break
   done
   t2=$(ms)
-  note "$lab: gpulab $(( (t1 - t0) / 1000 )) s, ncu $(( (t2 - t1) / 1000 )) s for $processes process(es) (exit $rc)"
+  verdict=$(python3 scripts/ncu_crosscheck.py "$reports" "$ncu_dir" --labs "$lab" | tail -1)
+  note "$lab: gpulab $(( (t1 - t0) / 1000 )) s, ncu $(( (t2 - t1) / 1000 )) s for $processes process(es) (exit $rc); ${verdict#ncu cross-check: }"
+  pack  # what a call cut short by its time limit still brings back
 done
 
 # Kernel replay on the labs whose variants launch several kernels: what the old default did.
@@ -86,12 +99,7 @@ python3 scripts/ncu_crosscheck.py "$reports" "$ncu_dir" --json "$out/crosscheck.
     | tee "$out/crosscheck.txt"
 note "$(tail -1 "$out/crosscheck.txt")"
 
-mkdir -p "$logs/pack"
-cp -r "$reports" "$logs/pack/reports"
-cp -r "$ncu_dir" "$logs/pack/ncu"
-cp -r "$kernel_replay" "$logs/pack/kernel_replay"
-cp "$logs"/*.txt "$logs"/*.err "$logs/pack/" 2>/dev/null
-tar czf "$out/crosscheck.tgz" -C "$logs/pack" .
+pack
 echo
 echo "== summary ($(( ($(ms) - started) / 1000 )) s)"
 printf '%s\n' "${summary[@]}"
