@@ -269,6 +269,60 @@ TEST(DecisionTree, LowOccupancyIsTheCauseOfWaiting) {
   EXPECT_EQ(d.findings.at(1).id, "latency-bound");
 }
 
+TEST(DecisionTree, UncoalescedAccessIsACauseOfWaiting) {
+  Case c;
+  c.kernel.metrics[m::stall_long_scoreboard] = 19;  // 95% of 20: latency-bound scores 0.97
+  c.kernel.metrics[m::gst_sectors] = 12e6;          // over-fetch 2: uncoalesced, scores lower
+  const auto d = c.run();
+  ASSERT_TRUE(has(d, "latency-bound"));
+  EXPECT_EQ(d.findings.at(0).id, "uncoalesced-global") << "the sectors each wait is for";
+}
+
+TEST(DecisionTree, LocalTrafficIsWeighedAgainstWhatTmaMovesToo) {
+  Case c;
+  // A TMA-fed kernel: no LSU global traffic, 2.4 GB through L2, 2.8 MB of local bytes and a few
+  // hundred atomics (cuBLAS's TF32 GEMM on the H200).
+  c.kernel.metrics[m::gld_sectors] = 0;
+  c.kernel.metrics[m::gld_requests] = 0;
+  c.kernel.metrics[m::gst_sectors] = 1;
+  c.kernel.metrics[m::gst_requests] = 1;
+  c.kernel.metrics[m::local_ld_bytes] = 1.8e6;
+  c.kernel.metrics[m::local_st_bytes] = 1.0e6;
+  c.kernel.metrics[m::atom_requests] = 190;
+  EXPECT_TRUE(has(c.run(), "local-memory")) << "without the L2 count, the LSU's bytes alone";
+  EXPECT_TRUE(has(c.run(), "atomic-contention"));
+  c.kernel.metrics[m::l2_bytes] = 2.4e9;
+  const auto d = c.run();
+  EXPECT_FALSE(has(d, "local-memory"));
+  EXPECT_FALSE(has(d, "atomic-contention"));
+  // L2's count of an ordinary kernel (up to twice its bytes on the split L2) is no TMA traffic.
+  Case spill;
+  spill.kernel.metrics[m::local_st_bytes] = 100e6;
+  spill.kernel.metrics[m::l2_bytes] = 2 * (32 * 8e6 + 100e6);
+  EXPECT_TRUE(has(spill.run(), "local-memory"));
+}
+
+TEST(DecisionTree, StallsCostNoMoreThanTheSmHeadroom) {
+  Case c;
+  c.kernel.metrics[m::stall_barrier] = 10;  // 50% of 20
+  const auto at = [](const Diagnosis& d, const char* id) {
+    return *std::find_if(d.findings.begin(), d.findings.end(),
+                         [&](const Finding& f) { return f.id == id; });
+  };
+  EXPECT_DOUBLE_EQ(at(c.run(), "sync-overhead").score, 0.4 + 0.6 * 0.5);
+  c.kernel.metrics[m::sm_pct] = 85;  // the busiest unit leaves 15% to gain
+  EXPECT_DOUBLE_EQ(at(c.run(), "sync-overhead").score, 0.4 + 0.6 * 0.15);
+  c.kernel.metrics[m::sm_pct] = 95;  // 5%: under diagnosis.min_severity
+  const auto d = c.run();
+  EXPECT_FALSE(has(d, "sync-overhead"));
+  EXPECT_EQ(d.findings.at(0).id, "compute-bound");
+  // A full MIO queue may be the busiest unit's own: not capped.
+  c.kernel.metrics[m::stall_barrier] = 0;
+  c.kernel.metrics[m::stall_mio_throttle] = 19;
+  c.kernel.metrics[m::sm_pct] = 99.9;
+  EXPECT_EQ(c.run().findings.at(0).id, "mio-throttle");
+}
+
 TEST(DecisionTree, ComputeBound) {
   Case c;
   c.kernel.metrics[m::sm_pct] = 85;
