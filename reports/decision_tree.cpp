@@ -63,18 +63,24 @@ Outcome coalescing(const Probe& p) {
     const std::string t = "uncoalesced.overfetch";
     const auto past_l1 = p.metric(d::global_overfetch_past_l1);
     const double judged = past_l1.value_or(*all);
-    std::vector<Evidence> ev{evidence(d::gld_overfetch, p.metric(d::gld_overfetch)),
-                             evidence(d::gst_overfetch, p.metric(d::gst_overfetch))};
-    if (past_l1) {
-      ev.push_back(evidence(d::global_overfetch, all));
-      ev.push_back(against(p, d::global_overfetch_past_l1, past_l1, ">=", t));
-    } else {
-      ev.push_back(against(p, d::global_overfetch, all, ">=", t));
-    }
-    if (*all < p.threshold(t) || judged < p.threshold(t)) return no(ev);
-    // Share of moved bytes nobody asked for, scaled by how much of the kernel's traffic the
-    // instrumented directions cover: a kernel that loads with cp.async or TMA (no LDG to count)
-    // and stores one word per row has a high store over-fetch on almost no bytes.
+    // Each direction is judged on its own pattern: a strided load stays uncoalesced however
+    // coalesced the stores beside it are (PyTorch's strided-slice copy: loads 2.0, stores 1.0,
+    // 1.5 combined). Loads are judged past L1 where its hit rate is measured (the sectors L1
+    // served again cost no L2 or DRAM byte); a store goes past L1 whatever the rate.
+    const auto ld = p.metric(d::gld_overfetch), st = p.metric(d::gst_overfetch);
+    const auto hit = p.metric(m::l1_hit_pct);
+    std::optional<double> worst;
+    if (ld) worst = hit ? *ld * (1.0 - *hit / 100) : *ld;
+    if (st) worst = std::max(worst.value_or(0), *st);
+    std::vector<Evidence> ev{evidence(d::gld_overfetch, ld), evidence(d::gst_overfetch, st),
+                             evidence(d::global_overfetch, all)};
+    if (past_l1) ev.push_back(evidence(d::global_overfetch_past_l1, past_l1));
+    ev.push_back(against(p, "worst_direction_overfetch", worst, ">=", t));
+    if (!worst || *worst < p.threshold(t)) return no(ev);
+    // The cost is the share of all moved bytes nobody asked for, scaled by how much of the
+    // kernel's traffic the instrumented directions cover: a kernel that loads with cp.async or
+    // TMA (no LDG to count) and stores one word per row has a high store over-fetch on almost
+    // no bytes, and so has a reduction's one partial sum per block (8x on a few kilobytes).
     double covered = 0, total = 0;
     for (const auto& [sectors, bytes] : {std::pair{m::gld_sectors, m::gld_bytes_requested},
                                          std::pair{m::gst_sectors, m::gst_bytes_requested}}) {
@@ -83,7 +89,7 @@ Outcome coalescing(const Probe& p) {
       if (p.metric(bytes).value_or(0) > 0) covered += moved;
     }
     total = std::max(total, p.metric(d::dram_bytes).value_or(0));
-    return yes((1.0 - 1.0 / judged) * (total > 0 ? covered / total : 1.0), ev);
+    return yes(std::max(0.0, 1.0 - 1.0 / judged) * (total > 0 ? covered / total : 1.0), ev);
   }
   const auto ld_spr = p.metric(d::gld_sectors_per_request);
   const auto st_spr = p.metric(d::gst_sectors_per_request);
@@ -562,6 +568,7 @@ metrics::Unit evidence_unit(const std::string& metric) {
                                                {"dram_over_copy_roof", U::fraction},
                                                {"load_bytes_per_request", U::bytes},
                                                {"tma_bytes", U::bytes},
+                                               {"worst_direction_overfetch", U::ratio},
                                                {"theoretical_occupancy", U::fraction},
                                                {"idle_fraction_last_wave", U::fraction},
                                                {"long_scoreboard_share", U::fraction},

@@ -142,6 +142,23 @@ TEST(DecisionTree, Coalescing) {
   EXPECT_FALSE(has(c.run(), "uncoalesced-global"));
 }
 
+TEST(DecisionTree, EachDirectionIsJudgedOnItsOwnPattern) {
+  Case c;  // 4M load and 4M store sectors, 128 MB each, all of the DRAM traffic
+  c.kernel.metrics[m::dram_read] = 128e6;
+  c.kernel.metrics[m::dram_write] = 128e6;
+  c.kernel.metrics[m::gld_bytes_requested] = 64e6;   // loads move twice what they use
+  c.kernel.metrics[m::gst_bytes_requested] = 128e6;  // stores are coalesced: 1.33 combined
+  const auto d = c.run();
+  ASSERT_TRUE(has(d, "uncoalesced-global")) << "a strided load, whatever the stores do";
+  EXPECT_DOUBLE_EQ(d.findings.at(0).score, 0.4 + 0.6 * (1.0 - 192.0 / 256.0));
+  // One partial sum per block: 8x on a few kilobytes beside coalesced loads costs nothing.
+  Case r;
+  r.kernel.metrics[m::gld_bytes_requested] = 128e6;
+  r.kernel.metrics[m::gst_sectors] = 1000;
+  r.kernel.metrics[m::gst_bytes_requested] = 4000;
+  EXPECT_FALSE(has(r.run(), "uncoalesced-global"));
+}
+
 TEST(DecisionTree, OverfetchOnAFewBytesIsNegligible) {
   Case c;  // loads through cp.async (no LDG bytes), one 4-byte store per 1,000 elements
   c.kernel.metrics[m::gld_bytes_requested] = 0;
