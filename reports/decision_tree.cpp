@@ -174,9 +174,10 @@ Outcome at_roof(const Probe& p) {
 Outcome shared_banks(const Probe& p) {
   const auto excess = p.metric(d::shared_excess_wavefronts);
   const auto ld = p.metric(m::shld_inst), st = p.metric(m::shst_inst);
+  const double atomics = p.metric(m::shatom_inst).value_or(0);  // the full set only
   const std::string t = "shared_banks.excess_per_inst";
   std::optional<double> per_inst;
-  if (excess && ld && st && *ld + *st > 0) per_inst = *excess / (*ld + *st);
+  if (excess && ld && st && *ld + *st + atomics > 0) per_inst = *excess / (*ld + *st + atomics);
   std::vector<Evidence> ev{evidence(d::shld_wavefronts_per_inst, p.metric(d::shld_wavefronts_per_inst)),
                            evidence(d::shared_excess_wavefronts, excess),
                            against(p, "excess_wavefronts_per_inst", per_inst, ">=", t)};

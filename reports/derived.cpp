@@ -38,7 +38,8 @@ const std::vector<DerivedTraits> kDerived = {
      "bank passes per shared store instruction; 1 for conflict-free 4-byte stores"},
     {d::shared_excess_wavefronts, U::count,
      "min(max(0, shld_wavefronts - shld_inst) + max(0, shst_wavefronts - shst_inst), "
-     "shld_conflicts_raw + shst_conflicts_raw)",
+     "shld_conflicts_raw + shst_conflicts_raw), each sum with the shared atomics' term where "
+     "the set has them (full)",
      "shared wavefronts spent on bank conflicts. Wavefronts beyond one per instruction count "
      "every 8- and 16-byte access as conflicted (they need 2 and 4 wavefronts anyway); the "
      "hardware conflict counter does not, and for 4-byte accesses the two agree: the smaller "
@@ -127,7 +128,17 @@ std::map<std::string, double> derive(const Kernel& kernel, const WorkModel* mode
     // Measured on the H200: equal to the conflict counter for 4-byte accesses (the transposes,
     // the reductions); for the 16-byte loads of a register-tiled matmul 270M against 1.9M.
     const auto ld_conflicts = get(raw, m::shld_conflicts), st_conflicts = get(raw, m::shst_conflicts);
-    if (ld_conflicts && st_conflicts) excess = std::min(excess, *ld_conflicts + *st_conflicts);
+    std::optional<double> conflicts;
+    if (ld_conflicts && st_conflicts) conflicts = *ld_conflicts + *st_conflicts;
+    // Shared atomics where the set has them (`full`): CUB's radix-sort histograms conflict on
+    // their digit counters, 7-18 M conflicts with no load or store conflict (ncu, on the H200).
+    const auto at_wf = get(raw, m::shatom_wavefronts), at_inst = get(raw, m::shatom_inst),
+               at_conflicts = get(raw, m::shatom_conflicts);
+    if (at_wf && at_inst && at_conflicts) {
+      excess += std::max(0.0, *at_wf - *at_inst);
+      if (conflicts) *conflicts += *at_conflicts;
+    }
+    if (conflicts) excess = std::min(excess, *conflicts);
     out[d::shared_excess_wavefronts] = excess;
   }
 

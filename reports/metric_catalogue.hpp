@@ -81,6 +81,13 @@ inline constexpr const char* gst_inst = "smsp__inst_executed_op_global_st.sum";
 inline constexpr const char* atom_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum";
 inline constexpr const char* red_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum";
 inline constexpr const char* l2_bytes = "lts__t_bytes.sum";
+// Shared-memory atomics (atomicAdd on __shared__: histograms, radix-sort digit counts), whose
+// wavefronts and bank conflicts the load and store counters do not include.
+inline constexpr const char* shatom_wavefronts =
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum";
+inline constexpr const char* shatom_inst = "smsp__inst_executed_op_shared_atom.sum";
+inline constexpr const char* shatom_conflicts =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum";
 // Bytes the load/store instructions asked for (counted by instrumenting the code, SASS
 // metrics): with the sectors moved they give the over-fetch factor of any access width.
 inline constexpr const char* gld_bytes_requested = "smsp__sass_data_bytes_mem_global_op_ld.sum";

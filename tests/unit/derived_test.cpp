@@ -46,6 +46,17 @@ TEST(Derived, SharedWavefrontsAndExcess) {
   EXPECT_DOUBLE_EQ(out.at(d::shared_excess_wavefronts), 3100.0);
 }
 
+TEST(Derived, SharedAtomicsConflictsJoinTheExcess) {
+  // A radix-sort histogram: conflict-free loads and stores, digit counters that conflict.
+  std::map<std::string, double> raw = {
+      {m::shld_wavefronts, 100},   {m::shld_inst, 100},    {m::shst_wavefronts, 100},
+      {m::shst_inst, 100},         {m::shld_conflicts, 0}, {m::shst_conflicts, 0},
+      {m::shatom_wavefronts, 900}, {m::shatom_inst, 100},  {m::shatom_conflicts, 800}};
+  EXPECT_DOUBLE_EQ(derive(kernel_with(raw), nullptr).at(d::shared_excess_wavefronts), 800.0);
+  raw.erase(m::shatom_conflicts);  // the basic set: loads and stores alone
+  EXPECT_DOUBLE_EQ(derive(kernel_with(raw), nullptr).at(d::shared_excess_wavefronts), 0.0);
+}
+
 TEST(Derived, NoSharedInstructionsMeansNoRatioButZeroExcess) {
   const auto out = derive(kernel_with({{m::shld_wavefronts, 0}, {m::shld_inst, 0},
                                        {m::shst_wavefronts, 0}, {m::shst_inst, 0}}),
