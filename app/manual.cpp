@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -183,22 +184,33 @@ std::string exit_codes_text() {
 }
 
 void add_manual_footers(CLI::App& app) {
-  std::string first_examples = "Examples:\n";
-  std::string seen;
-  for (const auto& e : examples()) {
-    if (seen == e.command) continue;
-    seen = e.command;
-    // The description beside a short command line, below a long one.
-    first_examples += std::strlen(e.line) <= 44
-                          ? fmt::format("  {:<44}  {}\n", e.line, e.what)
-                          : fmt::format("  {}\n{:48}{}\n", e.line, "", e.what);
-  }
-  app.footer(
-      app.get_footer() + "\n" + first_examples + "\n" + exit_codes_text() +
-      "\nThe manual, man gpulab (or gpulab man | man -l -), has every command and option.\n");
+  // The same texts for every command line, made once: a CommandLine is built for each command,
+  // and the shell builds more for its completion and checks of what is typed.
+  static const std::string root_text = [] {
+    std::string first_examples = "Examples:\n";
+    std::string seen;
+    for (const auto& e : examples()) {
+      if (seen == e.command) continue;
+      seen = e.command;
+      // The description beside a short command line, below a long one.
+      first_examples += std::strlen(e.line) <= 44
+                            ? fmt::format("  {:<44}  {}\n", e.line, e.what)
+                            : fmt::format("  {}\n{:48}{}\n", e.line, "", e.what);
+    }
+    return "\n" + first_examples + "\n" + exit_codes_text() +
+           "\nThe manual, man gpulab (or gpulab man | man -l -), has every command and option.\n";
+  }();
+  static const std::map<std::string, std::string> command_texts = [] {
+    std::map<std::string, std::string> texts;  // the commands that have examples
+    for (const auto& e : examples())
+      if (!texts.count(e.command))
+        texts[e.command] = examples_text(e.command) + "\nExit codes: gpulab --help lists them.\n";
+    return texts;
+  }();
+  app.footer(app.get_footer() + root_text);
   for (auto* cmd : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
-    const std::string text = examples_text(cmd->get_name());
-    if (!text.empty()) cmd->footer(text + "\nExit codes: gpulab --help lists them.\n");
+    const auto text = command_texts.find(cmd->get_name());
+    if (text != command_texts.end()) cmd->footer(text->second);
   }
 }
 

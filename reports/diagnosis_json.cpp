@@ -26,7 +26,7 @@ json evidence_json(const std::vector<Evidence>& evidence) {
       item["threshold"] = e.threshold;
       item["threshold_value"] = e.threshold_value;
     }
-    out.push_back(item);
+    out.push_back(std::move(item));
   }
   return out;
 }
@@ -71,8 +71,8 @@ json diagnosis_json(const Diagnosis& d) {
                         {"labs", f.labs}});
   return {{"verdict", d.verdict},
           {"principal", d.findings.empty() ? "" : d.findings.front().id},
-          {"path", path},
-          {"findings", findings},
+          {"path", std::move(path)},
+          {"findings", std::move(findings)},
           {"thresholds_overridden", d.thresholds_overridden}};
 }
 

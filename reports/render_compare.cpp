@@ -70,7 +70,7 @@ nlohmann::json variant_json(const VariantComparison& v) {
       metrics.push_back({{"name", m.name}, {"a", optional_json(m.a)}, {"b", optional_json(m.b)},
                          {"change", m.change}, {"verdict", to_string(m.verdict)},
                          {"tolerance", metric_tolerance(m.name)}});
-    kernels.push_back({{"name", k.name}, {"name_b", k.name_b}, {"metrics", metrics}});
+    kernels.push_back({{"name", k.name}, {"name_b", k.name_b}, {"metrics", std::move(metrics)}});
   }
   nlohmann::json timeline = nlohmann::json::array();
   for (const auto& m : v.timeline)
@@ -85,8 +85,8 @@ nlohmann::json variant_json(const VariantComparison& v) {
           {"speedup", v.speedup},
           {"noise", v.noise},
           {"verdict", to_string(v.verdict)},
-          {"kernels", kernels},
-          {"timeline", timeline},
+          {"kernels", std::move(kernels)},
+          {"timeline", std::move(timeline)},
           {"principal", {{"a", v.principal_a}, {"b", v.principal_b}}},
           {"findings",
            {{"resolved", v.findings_resolved},
@@ -187,12 +187,14 @@ nlohmann::json comparison_json(const std::vector<Comparison>& against_first) {
   for (const auto& c : against_first) {
     nlohmann::json variants = nlohmann::json::array();
     for (const auto& v : c.variants) variants.push_back(variant_json(v));
-    comparisons.push_back(
-        {{"a", c.label_a}, {"b", c.label_b}, {"warnings", c.warnings}, {"variants", variants}});
+    comparisons.push_back({{"a", c.label_a},
+                           {"b", c.label_b},
+                           {"warnings", c.warnings},
+                           {"variants", std::move(variants)}});
   }
   return {{"schema", kCompareSchema},
           {"noise", {{"sigmas", kNoiseSigmas}, {"floor", kNoiseFloor}}},
-          {"comparisons", comparisons}};
+          {"comparisons", std::move(comparisons)}};
 }
 
 }  // namespace gpulab::report

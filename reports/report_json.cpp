@@ -53,41 +53,41 @@ json variant_json(const Variant& v) {
   const auto& c = v.check;
   const auto& t = v.timing;
   json out = {{"name", v.name},
-          {"role", to_string(v.role)},
-          {"description", v.description},
-          {"status", to_string(v.status)},
-          {"skip_reason", v.skip_reason},
-          {"check",
-           {{"status", to_string(c.status)},
-            {"max_abs_error", c.max_abs_error},
-            {"max_rel_error", c.max_rel_error},
-            {"tolerance_abs", c.tolerance_abs},
-            {"tolerance_rel", c.tolerance_rel},
-            {"elements", c.elements},
-            {"mismatches", c.mismatches},
-            {"message", c.message}}},
-          {"timing",
-           {{"warmup", t.warmup},
-            {"repeat", t.repeat},
-            {"cold_l2", t.cold_l2},
-            {"median", t.median},
-            {"min", t.min},
-            {"max", t.max},
-            {"mean", t.mean},
-            {"stddev", t.stddev},
-            {"samples", t.samples}}},
-          {"effective_bandwidth", v.effective_bandwidth},
-          {"roof_fraction", v.roof_fraction},
-          {"speedup", v.speedup},
-          {"counters",
-           {{"collected", v.counters.collected},
-            {"metric_set", v.counters.metric_set},
-            {"passes", v.counters.passes},
-            {"replay", v.counters.replay},
-            {"cache_control", v.counters.cache_control},
-            {"note", v.counters.note},
-            {"collection_seconds", v.counters.collection_seconds}}},
-          {"kernels", kernels}};
+              {"role", to_string(v.role)},
+              {"description", v.description},
+              {"status", to_string(v.status)},
+              {"skip_reason", v.skip_reason},
+              {"check",
+               {{"status", to_string(c.status)},
+                {"max_abs_error", c.max_abs_error},
+                {"max_rel_error", c.max_rel_error},
+                {"tolerance_abs", c.tolerance_abs},
+                {"tolerance_rel", c.tolerance_rel},
+                {"elements", c.elements},
+                {"mismatches", c.mismatches},
+                {"message", c.message}}},
+              {"timing",
+               {{"warmup", t.warmup},
+                {"repeat", t.repeat},
+                {"cold_l2", t.cold_l2},
+                {"median", t.median},
+                {"min", t.min},
+                {"max", t.max},
+                {"mean", t.mean},
+                {"stddev", t.stddev},
+                {"samples", t.samples}}},
+              {"effective_bandwidth", v.effective_bandwidth},
+              {"roof_fraction", v.roof_fraction},
+              {"speedup", v.speedup},
+              {"counters",
+               {{"collected", v.counters.collected},
+                {"metric_set", v.counters.metric_set},
+                {"passes", v.counters.passes},
+                {"replay", v.counters.replay},
+                {"cache_control", v.counters.cache_control},
+                {"note", v.counters.note},
+                {"collection_seconds", v.counters.collection_seconds}}},
+              {"kernels", std::move(kernels)}};
   if (v.work) out["work"] = work_json(*v.work);
   if (v.timeline) out["timeline"] = timeline_json(*v.timeline);
   if (has_diagnosis(v)) out["principal"] = principal_json(variant_principal(v));
@@ -122,7 +122,7 @@ json program_json(const ProgramInfo& p) {
               {"launches", p.launches},
               {"profiled_launches", p.profiled_launches},
               {"kernel_seconds", p.kernel_seconds},
-              {"processes", processes},
+              {"processes", std::move(processes)},
               {"left_out", p.left_out}};
   out["exit_code"] = p.exit_code ? json(*p.exit_code) : json(nullptr);
   return out;
@@ -352,7 +352,7 @@ nlohmann::json to_json(const Report& report) {
   }
   out["params"] = report.params;
   out["work"] = work_json(report.work);
-  out["variants"] = variants;
+  out["variants"] = std::move(variants);
   out["warnings"] = report.warnings;
   return out;
 }

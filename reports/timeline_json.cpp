@@ -44,7 +44,7 @@ json summary_json(const TimelineSummary& s) {
           {"migrated_htod_bytes", s.migrated_htod_bytes},
           {"migrated_dtoh_bytes", s.migrated_dtoh_bytes},
           {"on_demand_bytes", s.on_demand_bytes},
-          {"copy_rates", rates}};
+          {"copy_rates", std::move(rates)}};
 }
 
 Activity read_activity(const Reader& r) {
@@ -78,8 +78,8 @@ json timeline_json(const Timeline& t) {
   json out = {{"kernel_records", t.kernel_records},
               {"trace_seconds", t.trace_seconds},
               {"summary", summary_json(t.summary)},
-              {"unified_memory", unified},
-              {"activities", activities}};
+              {"unified_memory", std::move(unified)},
+              {"activities", std::move(activities)}};
   if (t.diagnosis) out["diagnosis"] = diagnosis_json(*t.diagnosis);
   return out;
 }

@@ -5,6 +5,12 @@
 # million). Stops at the first crash, with the input that caused it in
 # build-sanitize/fuzz/crashes/ (rerun one: build-sanitize/tests/fuzz/gpulab_fuzz_TARGET FILE).
 # What a run adds to the corpora stays in build-sanitize/fuzz/corpus/ for the next run.
+# The targets write each input to a file under TMPDIR (commands read reports from files) and
+# report_loader saves each report it loads (fsync, rename): on a disk, milliseconds an execution,
+# more than the rest of report_loader's. They run with TMPDIR=/dev/shm where it is writable.
+# With --runs, allocations record no stack (ASAN_OPTIONS=malloc_context_size=0, up to a third
+# of an execution's time): a crash or leak report then says where it happened but not where
+# the memory was allocated or freed; rerunning the input prints that.
 #   bash scripts/fuzz.sh [SECONDS | --runs N] [TARGET...]
 # TARGET: report_loader, diagnose_report, compare, cli_params (default: all four, in turn).
 # Extra cmake arguments go in GPULAB_CMAKE_ARGS (e.g. -DCMAKE_CXX_COMPILER_LAUNCHER=ccache).
@@ -16,6 +22,7 @@ what="${1:-60} s"
 if [ "${1:-}" = --runs ]; then
   limit=(-runs="$2")
   what="at most $2 executions"
+  export ASAN_OPTIONS="malloc_context_size=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"  # the caller's own come after it, and win
   shift 2
 else
   shift || true
@@ -109,6 +116,8 @@ make_dictionaries() {
 make_seeds
 make_dictionaries
 mkdir -p "$work/crashes"
+tmp=${TMPDIR:-/tmp}
+[ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
 summary=()
 status=0
 for t in "${targets[@]}"; do
@@ -119,7 +128,7 @@ for t in "${targets[@]}"; do
   echo "== fuzz $t: $what"
   start=$SECONDS
   # -timeout: an input that takes this long (seconds) is reported as a hang.
-  if "$build/tests/fuzz/gpulab_fuzz_$t" "${limit[@]}" -timeout=30 \
+  if TMPDIR=$tmp "$build/tests/fuzz/gpulab_fuzz_$t" "${limit[@]}" -timeout=30 \
       -dict="$dict" -artifact_prefix="$work/crashes/$t-" -print_final_stats=1 \
       "$work/corpus/$t" "$work/seeds/$t" >"$log" 2>&1; then
     result=ok
@@ -129,7 +138,8 @@ for t in "${targets[@]}"; do
     tail -40 "$log"
   fi
   runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
-  summary+=("fuzz $t: $result, $runs executions in $((SECONDS - start)) s")
+  rate=$(grep -oE 'stat::average_exec_per_sec: +[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
+  summary+=("fuzz $t: $result, $runs executions in $((SECONDS - start)) s ($rate/s)")
 done
 printf '%s\n' "${summary[@]}"
 exit $status
