@@ -61,6 +61,13 @@ __device__ __forceinline__ float warp_sum(float v) {
 // 2-way.) Per block of 256 inputs: ~21 shared loads taking ~87 wavefronts (~4 per load) and ~35
 // store wavefronts beyond one per store, against ~45 for a conflict-free tree; at 262,144 blocks
 // for 2^26 inputs the shared pipe does ~3x the passes it needs.
+// Yet the passes are not what sets the time. Measured on the H200 (2^26 inputs, the full metric
+// set): 26.5 M excess wavefronts here and 0.5 M padded (below), and the padded tree takes
+// 326 us against 305 us (medians of 20 launches). Warps wait on the shared-memory pipe 8% of
+// their cycles (short scoreboard 2.2 and MIO throttle 0.0 of 29.7 cycles per instruction) and at
+// the 9 barriers 38% (11.2): the conflicted wavefronts drain while warps wait for their block,
+// and what the tree costs is its barriers with most warps idle. The padding's extra index
+// arithmetic then makes it slower.
 struct PlainSlots {
   static constexpr int kWords = kBlock;
   __device__ static int at(int i) { return i; }
@@ -97,9 +104,12 @@ __global__ void __launch_bounds__(kBlock)
 // ---- the shared-memory tree, sequential addressing -------------------------------------------
 // Step s (s = 128, 64, ... 1) lets thread t < s add word t + s into word t. A warp's active
 // lanes read 32 consecutive words, one per bank: 1 wavefront per instruction with no padding,
-// and the active threads still fill whole warps until s < 32. What remains is the tree itself:
-// one load per thread per block of 256, 8 barriers, half the warps idle from the first step and
-// all but one from the third.
+// and the active threads still fill whole warps until s < 32. From s = 32 on only warp 0 has
+// work, and a warp needs no barrier to see its own stores, only __syncwarp() between steps
+// (it orders the lanes' shared-memory accesses): 3 barriers per block instead of the
+// interleaved tree's 9, the cost those trees pay (see above). What remains is the tree itself:
+// one load per thread per block of 256, half the warps idle from the first step and all but
+// one from the third.
 // At one 4-byte load per thread the kernel cannot keep enough bytes in flight to reach the roof.
 __global__ void __launch_bounds__(kBlock)
     reduce_sequential(const float* __restrict__ in, float* __restrict__ partials, size_t n) {
@@ -108,12 +118,19 @@ __global__ void __launch_bounds__(kBlock)
   const size_t i = static_cast<size_t>(blockIdx.x) * kBlock + tid;
   s[tid] = i < n ? in[i] : 0.0f;
   __syncthreads();
-  for (int stride = kBlock / 2; stride > 0; stride >>= 1) {
+  for (int stride = kBlock / 2; stride > 32; stride >>= 1) {
     if ((tid & ~31) < stride) {  // the warp has work in this step
       if (tid < stride) s[tid] += s[tid + stride];
       __syncwarp();
     }
     __syncthreads();
+  }
+  if (tid >= 32) return;
+  // Warp 0 alone: a step reads words [s, 2s) and writes words [0, s), so within a step no
+  // lane reads a word another lane writes.
+  for (int stride = 32; stride > 0; stride >>= 1) {
+    if (tid < stride) s[tid] += s[tid + stride];
+    __syncwarp();
   }
   if (tid == 0) partials[blockIdx.x] = s[0];
 }
@@ -200,17 +217,19 @@ std::vector<ReductionVariant> variant_table() {
   return {
       {{"interleaved", Role::baseline,
         "shared-memory tree, thread t adds word 2st+s into 2st: strided words, bank conflicts",
-        "shared-bank-conflicts"},
+        "sync-overhead"},
        Scheme::tree,
        "reduce_interleaved",
        reduce_interleaved<PlainSlots>},
       {{"interleaved-padded", Role::optimized,
-        "the same tree with word i stored at i + i/32: no bank conflicts", ""},
+        "the same tree with word i stored at i + i/32: no bank conflicts, and no faster",
+        "sync-overhead"},
        Scheme::tree,
        "reduce_interleaved_padded",
        reduce_interleaved<PaddedSlots>},
       {{"sequential", Role::optimized,
-        "shared-memory tree, thread t < s adds word t+s into t: consecutive words, no conflicts",
+        "shared-memory tree, thread t < s adds word t+s into t: consecutive words, no conflicts, "
+        "the last warp without barriers",
         ""},
        Scheme::tree,
        "reduce_sequential",
@@ -388,11 +407,12 @@ std::unique_ptr<Lab> make_lab() {
   spec.teaching_point =
       "A tree that adds word 2st+s into word 2st sends a warp's lanes to addresses a power of "
       "two apart, so they pile up in a few shared-memory banks and each step takes several "
-      "passes; padding one word per 32, or letting thread t add word t+s into t, removes the "
-      "conflicts. Neither tree reaches the roof, because one load per thread and eight "
-      "barriers per 256 inputs leave the memory system idle: summing many float4 loads per "
-      "thread in registers and finishing with warp shuffles turns the sum into a read stream, "
-      "as fast as CUB's.";
+      "passes; padding one word per 32 removes the conflicts, yet it does not make the tree "
+      "faster: its warps wait at the barrier of every step, and the extra passes drain while "
+      "they do. Fewer barriers help (thread t adds word t+s into t, and the last warp finishes "
+      "alone), but one load per thread per 256 inputs still leaves the memory system idle: "
+      "summing many float4 loads per thread in registers and finishing with warp shuffles "
+      "turns the sum into a read stream, as fast as CUB's.";
   spec.params = {
       {"n", "number of floats to sum", std::int64_t{1} << 26, 1, std::int64_t{1} << 30, true},
   };

@@ -171,6 +171,20 @@ Outcome at_roof(const Probe& p) {
   return s.minimal && near_roof(p, s) ? yes(0, s.evidence) : no(s.evidence);
 }
 
+// A stall reason's cycles over those of every reason; empty when either is missing.
+std::optional<double> stall_fraction(const Probe& p, const char* reason) {
+  const auto part = p.metric(reason), total = p.metric(m::warp_latency);
+  if (part && total && *total > 0) return *part / *total;
+  return std::nullopt;
+}
+
+// Bank conflicts cost time only where warps wait on the shared-memory pipe: for its queue
+// (mio_throttle) or for its results (short_scoreboard). Where the stall reasons are measured,
+// that share of the warps' cycles must reach shared_banks.stall_share and bounds the severity:
+// CUB's histogram sweep has 2.6 excess wavefronts per shared atomic and waits on shared memory
+// 12% of its cycles (the per-sample arithmetic sets its time), and the lab's interleaved
+// reduction runs faster with its conflicts than its padded variant without them
+// (docs/diagnosis.md).
 Outcome shared_banks(const Probe& p) {
   const auto excess = p.metric(d::shared_excess_wavefronts);
   const auto ld = p.metric(m::shld_inst), st = p.metric(m::shst_inst);
@@ -183,7 +197,16 @@ Outcome shared_banks(const Probe& p) {
                            against(p, "excess_wavefronts_per_inst", per_inst, ">=", t)};
   if (!excess || !ld || !st) return not_measured(ev);
   if (!per_inst || *per_inst < p.threshold(t)) return no(ev);
-  return yes(*per_inst / (*per_inst + 1.0), ev);  // share of wavefronts that are excess
+  double severity = *per_inst / (*per_inst + 1.0);  // share of wavefronts that are excess
+  const auto queue = stall_fraction(p, m::stall_mio_throttle);
+  const auto results = stall_fraction(p, m::stall_short_scoreboard);
+  if (queue && results) {  // the stall reasons are measured (the stalls and full sets)
+    const double waiting = *queue + *results;
+    ev.push_back(against(p, "shared_wait_share", waiting, ">=", "shared_banks.stall_share"));
+    if (waiting < p.threshold("shared_banks.stall_share")) return no(ev);
+    severity = std::min(severity, waiting);
+  }
+  return yes(severity, ev);
 }
 
 // Bytes TMA and bulk copies move between global and shared memory, which no LSU request or
@@ -221,13 +244,6 @@ Outcome local_memory(const Probe& p) {
   if (!fraction) return not_measured(ev);
   if (*fraction < p.threshold(t)) return no(ev);
   return yes(*fraction / (*fraction + 1.0), ev);
-}
-
-// A stall reason's cycles over those of every reason; empty when either is missing.
-std::optional<double> stall_fraction(const Probe& p, const char* reason) {
-  const auto part = p.metric(reason), total = p.metric(m::warp_latency);
-  if (part && total && *total > 0) return *part / *total;
-  return std::nullopt;
 }
 
 // Does one stall reason take a large share of the warps' time? Its cycles per issued
@@ -465,7 +481,8 @@ const CheckNode kBelowRoof{"below-roof",
                            "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
                            "memory-bound-below-roof", below_roof};
 const CheckNode kSharedBanks{"shared-banks", "Do shared-memory accesses conflict on banks?",
-                             "shared_excess_wavefronts / (shld_inst + shst_inst)",
+                             "shared_excess_wavefronts / (shld_inst + shst_inst + shatom_inst); "
+                             "(stall_mio_throttle + stall_short_scoreboard) / warp_latency",
                              "shared-bank-conflicts", shared_banks};
 const CheckNode kLocal{"local", "Is there local-memory traffic (spills, local arrays)?",
                        "local_bytes / (32 x (gld_sectors + gst_sectors))", "local-memory",
@@ -580,6 +597,7 @@ metrics::Unit evidence_unit(const std::string& metric) {
                                                {"lanes_per_warp", U::ratio},
                                                {"waves", U::ratio},
                                                {"excess_wavefronts_per_inst", U::ratio},
+                                               {"shared_wait_share", U::fraction},
                                                {"local_over_global_bytes", U::ratio},
                                                {"atomics_per_load_request", U::ratio},
                                                {"dram_beyond_overfetch", U::ratio},

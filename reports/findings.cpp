@@ -45,6 +45,9 @@ const std::vector<ThresholdTraits> kThresholds = {
     {"shared_banks.excess_per_inst", 0.5, 0, 1e6,
      "shared-memory wavefronts beyond one per instruction, per instruction, from which bank "
      "conflicts count"},
+    {"shared_banks.stall_share", 0.2, 0, 1,
+     "share of warp cycles waiting on the shared-memory pipe (mio_throttle + short_scoreboard) "
+     "from which bank conflicts count, where the stall reasons are measured"},
     {"local.fraction", 0.05, 0, 1e6,
      "local-memory bytes per byte of global-memory traffic from which local memory counts"},
     {"latency.long_scoreboard_share", 0.4, 0, 1,

@@ -6,6 +6,7 @@
 set -uo pipefail
 lab=$1
 kernel=$2
+out=${OUT:-/tmp/gpulab-out}
 source "$(dirname "$0")/h200_common.sh"
 metric=sm__warps_active.avg.pct_of_peak_sustained_active
 build_gpulab
