@@ -159,7 +159,8 @@ const std::vector<FindingTraits> kFindings = {
      "split into several wavefronts that the shared-memory pipe serves one after another.",
      "Pad shared arrays (one extra word per row) or swizzle the index (XOR with the row) so a "
      "warp's accesses spread over all 32 banks; prefer sequential addressing in reductions.",
-     "excess shared-memory wavefronts under shared_banks.excess_per_inst per instruction",
+     "excess shared-memory wavefronts under shared_banks.excess_per_inst per instruction, or "
+     "waits on the shared-memory pipe under shared_banks.stall_share of the warps' cycles",
      {"transpose", "reduction"}},
     {"local-memory",
      "Local-memory traffic (spills or local arrays)",

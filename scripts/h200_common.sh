@@ -1,7 +1,7 @@
 # What the GPU-machine scripts share: sourced by the h200_*.sh scripts after they set `out`.
 # Sets logs, reports, build and bin; note() collects summary lines, step() heads a section, ms()
-# reads a millisecond clock, build_gpulab() configures and builds (or exits), lab_test_filter()
-# and gpu_tests() select and run GPU tests.
+# reads a millisecond clock, build_gpulab() configures and builds (or exits; GPULAB_BIN skips it),
+# lab_test_filter() and gpu_tests() select and run GPU tests.
 mkdir -p "$out"
 logs=$(mktemp -d)
 reports=$(mktemp -d)
@@ -37,8 +37,14 @@ gpu_tests() {
   note "$label: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(grep -E '^\[  PASSED' "$log" | tail -1)$(grep -E '^\[  FAILED  \] [0-9]+ test' "$log" | tail -1)"
 }
 
+# GPULAB_BIN=PATH uses a gpulab built elsewhere (carried to the machine) instead of building one.
 build_gpulab() {
   local start
+  if [ -n "${GPULAB_BIN:-}" ]; then
+    bin=$GPULAB_BIN
+    note "build: none, using $bin ($($bin --version 2>&1 | head -1))"
+    return
+  fi
   start=$(ms)
   if ! { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
            ${GPULAB_GIT_SHA:+-DGPULAB_GIT_SHA=$GPULAB_GIT_SHA} && ninja -C $build; } \

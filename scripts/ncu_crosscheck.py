@@ -10,9 +10,12 @@ NCU_DIR/LAB.csv is, with the same metric names,
 In that process gpulab launches each variant twice, in the report's order (the correctness
 launch, then one timed launch), so ncu records every kernel twice: the two give ncu's own
 launch-to-launch spread. NCU_DIR/LAB.2.csv, LAB.3.csv... are further ncu processes of the same
-command: their records join the first's, so that the spread is also ncu's from process to process. Records are matched to the report's kernels by mangled function name
-and launch order, variant after variant; two variants often share a function, so a record is
-never looked up by name alone.
+command: their records join the first's, so that the spread is also ncu's from process to
+process. A process may collect part of the metric list (scripts/h200_ncu.sh's GPULAB_NCU_SPLIT:
+ncu's grouping of a list into passes can move a value); a metric's spread is then over the
+processes that collected it. Records are matched to the report's kernels by mangled function
+name and launch order, variant after variant; two variants often share a function, so a record
+is never looked up by name alone.
 
 Each metric value is judged by the rule of its class (RULES below; docs/measurement.md says where
 each bound comes from): allowed = max(relative bound x |ncu|, twice ncu's own spread, absolute

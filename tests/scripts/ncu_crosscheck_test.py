@@ -136,6 +136,20 @@ class Tolerances(unittest.TestCase):
         self.assertTrue(judged(1190, [1000, 1100], metric).ok)    # diff 140 <= 2 x 100
         self.assertFalse(judged(1260, [1000, 1100], metric).ok)   # diff 210 > 2 x 100
 
+    def test_a_process_given_part_of_the_list_adds_to_the_spread_of_its_metrics_only(self):
+        occupancy = "sm__warps_active.avg.pct_of_peak_sustained_active"
+        whole = [cc.NcuRecord(i, "_Zk", {occupancy: 81.5, "gpu__time_duration.sum": 1e5,
+                                         "smsp__inst_executed.sum": 1e5}) for i in (0, 1)]
+        part = [cc.NcuRecord(i, "_Zk", {occupancy: 89.0}) for i in (2, 3)]
+        m = cc.KernelMatch("lab", "v", 0, "k", "k", "_Zk",
+                           {occupancy: 88.5, "smsp__inst_executed.sum": 1.03e5}, whole + part)
+        by_metric = {j.metric: j for j in cc.judge(m)}
+        self.assertTrue(by_metric[occupancy].gated)  # the duration comes from the whole list
+        self.assertAlmostEqual(by_metric[occupancy].spread, 7.5)
+        self.assertTrue(by_metric[occupancy].ok)
+        self.assertEqual(by_metric["smsp__inst_executed.sum"].spread, 0)
+        self.assertFalse(by_metric["smsp__inst_executed.sum"].ok)  # 3% off, no spread to hide in
+
     def test_local_memory_kernels_get_the_residency_bound_on_cache_dependent_metrics(self):
         local = {"l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum": 1e9}
 

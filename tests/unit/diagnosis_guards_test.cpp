@@ -156,7 +156,8 @@ TEST(DiagnosisGuards, AOneBlockGridHasNoTailAndItsOccupancyLimitIsTheGrid) {
   const auto& low = *std::find_if(d->findings.begin(), d->findings.end(),
                                   [](const Finding& f) { return f.id == "low-occupancy"; });
   EXPECT_NE(low.detail.find("grid: 1 block for 132 SMs"), std::string::npos) << low.detail;
-  EXPECT_EQ(principal_finding(*r.find_variant("interleaved")), "shared-bank-conflicts");
+  // The variant speaks through reduce_interleaved (96% of its time), not the small kernel.
+  EXPECT_EQ(principal_finding(*r.find_variant("interleaved")), "sync-overhead");
 }
 
 TEST(DiagnosisGuards, OccupancyFindingsNameTheirLimiter) {
