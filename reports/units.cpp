@@ -7,14 +7,19 @@
 namespace gpulab::report::units {
 namespace {
 
-std::string with_commas(long long v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
+// A whole number with thousands separators (1,234). From 1e15 on, where a double no longer
+// holds every integer and rounding nears the end of long long, and for inf and NaN, which
+// reports can carry from a user's file: three significant figures (1.23e+15, inf).
+std::string whole(double v) {
+  if (!std::isfinite(v) || std::fabs(v) >= 1e15) return fmt::format("{:.3g}", v);
+  const long long rounded = std::llround(v);
+  const std::string digits = std::to_string(rounded < 0 ? -rounded : rounded);
   std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
     out += digits[i];
   }
-  return v < 0 ? "-" + out : out;
+  return rounded < 0 ? "-" + out : out;
 }
 
 // Three significant figures below 1000 (1.23, 12.3, 123); whole numbers with thousands
@@ -22,7 +27,7 @@ std::string with_commas(long long v) {
 std::string sig3(double v) {
   const double a = std::fabs(v);
   if (a == 0) return "0";
-  if (a >= 1000) return with_commas(std::llround(v));
+  if (a >= 1000) return whole(v);
   if (a >= 100) return fmt::format("{:.0f}", v);
   if (a >= 10) return fmt::format("{:.1f}", v);
   if (a >= 1) return fmt::format("{:.2f}", v);
@@ -56,9 +61,7 @@ std::string bytes(double b) {
   return scaled(b, symbols, 5, 1000.0);
 }
 
-std::string bandwidth(double bytes_per_s) {
-  return with_commas(std::llround(bytes_per_s / 1e9)) + " GB/s";
-}
+std::string bandwidth(double bytes_per_s) { return whole(bytes_per_s / 1e9) + " GB/s"; }
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
 
@@ -66,7 +69,7 @@ std::string ratio(double r) { return sig3(r) + "x"; }
 
 std::string count(double c) {
   if (std::fabs(c) >= 1e10) return fmt::format("{:.3g}", c);
-  if (c == std::floor(c)) return with_commas(std::llround(c));
+  if (c == std::floor(c)) return whole(c);
   return sig3(c);
 }
 

@@ -1,3 +1,5 @@
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "reports/table.hpp"
@@ -26,6 +28,17 @@ TEST(Units, BandwidthPercentRatioCount) {
   EXPECT_EQ(units::ratio(32.5), "32.5x");
   EXPECT_EQ(units::count(1048576), "1,048,576");
   EXPECT_EQ(units::count(2.5), "2.50");
+}
+
+TEST(Units, HugeAndNonFiniteValuesKeepTheirSign) {
+  // Values a report read from a user's file can hold: no rounding past the end of long long.
+  EXPECT_EQ(units::seconds(-9.3e18), "-9.3e+18 s");
+  EXPECT_EQ(units::bandwidth(1e30), "1e+21 GB/s");
+  EXPECT_EQ(units::bytes(2e27), "2e+15 TB");
+  EXPECT_EQ(units::number(999e12), "999,000,000,000,000");
+  EXPECT_EQ(units::number(-1234.4), "-1,234");
+  EXPECT_EQ(units::seconds(std::numeric_limits<double>::infinity()), "inf s");
+  EXPECT_EQ(units::number(-std::numeric_limits<double>::infinity()), "-inf");
 }
 
 TEST(Units, MetricUsesUnit) {
