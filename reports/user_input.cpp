@@ -17,6 +17,19 @@ namespace {
 // option itself.
 std::string lead(const std::string& what) { return what.empty() ? "" : what + ": "; }
 
+// The first comma at or after `start` outside brackets, or npos: the commas of a C++ function
+// name ("f<int, 2>(float*, int)", "{lambda(int, float)#1}") belong to the name.
+std::size_t next_separator(const std::string& text, std::size_t start) {
+  int depth = 0;
+  for (std::size_t i = start; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == '>' || c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    if (c == ',' && depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 std::vector<std::string> split_list(const std::string& what, const std::string& text) {
@@ -24,7 +37,7 @@ std::vector<std::string> split_list(const std::string& what, const std::string& 
   std::vector<std::string> items;
   std::size_t start = 0;
   while (true) {
-    const auto comma = text.find(',', start);
+    const auto comma = next_separator(text, start);
     items.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
     if (items.back().empty())
       throw UsageError(fmt::format("{}'{}' has an empty name in the list", lead(what), text));

@@ -11,10 +11,11 @@
 
 namespace gpulab {
 
-// "a,b,c" → {"a", "b", "c"}, in the order given. An empty text, or an empty item ("a,,b",
-// "a,"), is an error: a list that names nothing selects nothing, and must not pass for
-// "everything". So is an item named twice ("a,b,a"), most likely a slip for another name. Items
-// are taken as typed: " b" (white space around a comma) is not "b".
+// "a,b,c" → {"a", "b", "c"}, in the order given; a comma inside brackets (<>, (), [], {}) is
+// part of its item, so that a C++ function name is one item ("f<int, 2>,g"). An empty text, or an
+// empty item ("a,,b", "a,"), is an error: a list that names nothing selects nothing, and must not
+// pass for "everything". So is an item named twice ("a,b,a"), most likely a slip for another name.
+// Items are taken as typed: " b" (white space around a comma) is not "b".
 std::vector<std::string> split_list(const std::string& what, const std::string& text);
 
 struct Assignment {

@@ -233,6 +233,28 @@ TEST(DecisionTree, SharedBankConflicts) {
   EXPECT_EQ(c.run().findings.at(0).id, "shared-bank-conflicts");
 }
 
+TEST(DecisionTree, BankConflictsCountWhereWarpsWaitOnSharedMemory) {
+  Case c;
+  c.kernel.metrics[m::shld_inst] = 1e5;
+  c.kernel.metrics[m::shld_wavefronts] = 32e5;  // 31 excess wavefronts per load
+  c.kernel.metrics[m::shst_inst] = 1e5;
+  c.kernel.metrics[m::shst_wavefronts] = 1e5;
+  // Queue and results waits of 3 cycles of 20: 15%, under shared_banks.stall_share 0.2.
+  c.kernel.metrics[m::stall_mio_throttle] = 1;
+  c.kernel.metrics[m::stall_short_scoreboard] = 2;
+  EXPECT_FALSE(has(c.run(), "shared-bank-conflicts"));
+  Thresholds t;
+  t.set("shared_banks.stall_share", 0.1);
+  EXPECT_TRUE(has(c.run(t), "shared-bank-conflicts"));
+  // At 5 cycles of 20 it counts, and it costs at most the quarter of the time spent waiting.
+  c.kernel.metrics[m::stall_short_scoreboard] = 4;
+  const Diagnosis d = c.run();
+  const auto f = std::find_if(d.findings.begin(), d.findings.end(),
+                              [](const Finding& x) { return x.id == "shared-bank-conflicts"; });
+  ASSERT_NE(f, d.findings.end());
+  EXPECT_NEAR(f->score, 0.4 + 0.6 * 0.25, 1e-9);  // a problem finding's score of severity 0.25
+}
+
 TEST(DecisionTree, LocalMemory) {
   Case c;
   c.kernel.metrics[m::local_st_bytes] = 100e6;  // vs 256 MB of global sectors
@@ -384,6 +406,23 @@ TEST(DiagnoseCommand, KernelIsSelectedByLabelOrFunction) {
     ASSERT_EQ(r.code, 0) << name << ": " << r.err;
     EXPECT_NE(r.out.find("principal: shared-bank-conflicts"), std::string::npos) << name;
   }
+}
+
+TEST(DiagnoseCommand, AProfiledFunctionWithCommasInItsNameIsOneVariant) {
+  const std::string name =
+      "at::native::indexFuncLargeIndex<float, long, unsigned int, 1, 1, -2, true, "
+      "at::native::ReduceAdd>";
+  const auto r = run_cli({"diagnose", "--report",
+                          std::string(GPULAB_FIXTURES_DIR) + "/outside/torch_ops.json", "--variant",
+                          name + ",at::native::vectorized_layer_norm_kernel<float, "
+                                 "float, false>"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("python3/" + name + " · verdict:"), std::string::npos) << r.out;
+  // The second, under diagnosis.min_time_share, is selected and summarized.
+  EXPECT_NE(r.out.find("not diagnosed (under diagnosis.min_time_share): "
+                       "at::native::vectorized_layer_norm_kernel<float, float, false>"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(DiagnoseCommand, OfflineReportText) {

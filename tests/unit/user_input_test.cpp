@@ -43,6 +43,13 @@ TEST(UserInput, SplitListRefusesEmptyAndRepeatedItems) {
 
 TEST(UserInput, SplitListTakesItemsAsTyped) {
   EXPECT_EQ(split_list("--variant", "a, b"), (Names{"a", " b"}));
+  // Profiled functions are variants too, and their names hold commas of their own.
+  EXPECT_EQ(split_list("--variant", "reduce_kernel<512, 1>,void f(float*, int),g"),
+            (Names{"reduce_kernel<512, 1>", "void f(float*, int)", "g"}));
+  EXPECT_EQ(split_list("--variant", "k<{lambda(int, float)#1}>"),
+            Names{"k<{lambda(int, float)#1}>"});
+  EXPECT_EQ(split_list("--variant", "a>,b"), (Names{"a>", "b"}));  // a stray closer opens nothing
+  EXPECT_EQ(split_list("--variant", "a<b,c"), Names{"a<b,c"});     // an unclosed one holds the rest
   EXPECT_EQ(split_list("--variant", "a,A"), (Names{"a", "A"}));
 }
 
