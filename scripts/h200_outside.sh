@@ -13,7 +13,8 @@
 # PROGRAM: torch_ops, cublas_routines, cub_algorithms, thrust_algorithms (default: all four).
 # A program left out for lack of time is said so in the summary: record it in a second call,
 # naming it (a warm machine keeps the build). Prints no diagnosis: the labels are decided from
-# ncu's output before gpulab's is read.
+# ncu's output before gpulab's is read. GPULAB_OUTSIDE_NCU=0 records gpulab's side alone and
+# keeps the committed ncu files, which the labels' evidence quotes.
 set -uo pipefail
 only=${1:-}
 out=${2:-${OUT:-/tmp/gpulab-out}}
@@ -96,6 +97,7 @@ for name in $programs; do
   recorded+=("$corpus/$name.profile.txt")
   [ -s "$corpus/$name.json" ] && recorded+=("$corpus/$name.json")
 
+  [ "${GPULAB_OUTSIDE_NCU:-1}" = 0 ] && continue
   step "$name: ncu --set full"
   metrics=$(metric_names "$corpus/$name.json")
   # --cache-control none: gpulab's kernel replay cannot flush L2 between passes
