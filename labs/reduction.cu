@@ -413,8 +413,9 @@ std::unique_ptr<Lab> make_lab() {
       "faster: its warps wait at the barrier of every step, and the extra passes drain while "
       "they do. Letting thread t add word t+s into t keeps the working lanes in fewer warps, and "
       "once one warp holds the rest it needs no block barrier: fewer barriers, a faster tree, "
-      "but still one load per thread, which leaves the memory system idle. Summing many float4 loads per thread in registers and "
-      "finishing with warp shuffles turns the sum into a read stream, as fast as CUB's.";
+      "but still one load per thread, which leaves the memory system idle. Summing many float4 "
+      "loads per thread in registers and finishing with warp shuffles turns the sum into a read "
+      "stream, as fast as CUB's.";
   spec.params = {
       {"n", "number of floats to sum", std::int64_t{1} << 26, 1, std::int64_t{1} << 30, true},
   };
