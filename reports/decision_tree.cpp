@@ -435,18 +435,29 @@ Outcome divergence(const Probe& p) {
   return *tpi < threshold.threshold_value ? yes(1.0 - *tpi / lanes, ev) : no(ev);
 }
 
+// Contention is serialization where the updates land: the atomic unit of the L2 slice that holds
+// a contended address is busy while the other slices' are not. Where that is measured, the
+// busiest slice's share of the elapsed time is the answer and the cost; otherwise the number of
+// atomics per load request stands in for it (frequent atomics, contended or not).
 Outcome atomics(const Probe& p) {
   const auto atom = p.metric(m::atom_requests), red = p.metric(m::red_requests);
   const auto loads = p.metric(m::gld_requests);
+  const auto busiest = p.metric(m::l2_atomic_busiest_pct);
   const auto tma = tma_bytes(p);
-  const std::string t = "atomics.per_load_request";
   std::optional<double> ratio;
   // TMA loads count as the 128-byte requests that would move their bytes.
   if (atom && red && loads)
     ratio = (*atom + *red) / std::max(*loads + tma.value_or(0) / 128.0, 1.0);
-  std::vector<Evidence> ev{evidence(m::atom_requests, atom), evidence(m::red_requests, red),
-                           evidence("tma_bytes", tma),
-                           against(p, "atomics_per_load_request", ratio, ">=", t)};
+  std::vector<Evidence> ev{evidence(m::atom_requests, atom), evidence(m::red_requests, red)};
+  if (busiest) {
+    const std::string t = "atomics.l2_slice_busy_pct";
+    ev.push_back(evidence(m::l2_atomic_pct, p.metric(m::l2_atomic_pct)));
+    ev.push_back(against(p, m::l2_atomic_busiest_pct, busiest, ">=", t));
+    return *busiest >= p.threshold(t) ? yes(*busiest / 100.0, ev) : no(ev);
+  }
+  const std::string t = "atomics.per_load_request";
+  ev.push_back(evidence("tma_bytes", tma));
+  ev.push_back(against(p, "atomics_per_load_request", ratio, ">=", t));
   if (!ratio) return not_measured(ev);
   return *ratio >= p.threshold(t) ? yes(*ratio / (*ratio + 1.0), ev) : no(ev);
 }
@@ -500,8 +511,9 @@ const CheckNode kLaunch{"launch", "Is the kernel as short as a launch?", "durati
 const CheckNode kDivergence{"divergence", "Do warps diverge?", "threads_per_inst",
                             "warp-divergence", divergence};
 const CheckNode kAtomics{"atomics", "Do global atomics contend?",
-                         "(atom_requests + red_requests) / gld_requests", "atomic-contention",
-                         atomics};
+                         "l2_atomic_busiest_pct, else (atom_requests + red_requests) / "
+                         "gld_requests",
+                         "atomic-contention", atomics};
 const CheckNode kSync{"sync", "Do warps wait at barriers?", "stall_barrier / warp_latency",
                       "sync-overhead",
                       stall_share(m::stall_barrier, "barrier_share", "sync.barrier_share", true)};
@@ -634,13 +646,15 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
            thresholds["diagnosis.min_severity"]);
   rank(out);
   // Waiting on memory is the symptom; too few resident warps to hide the wait, loads that each
-  // wait on more sectors than they use, and spills that turn registers into memory loads are
-  // its causes. When a cause was found beside it, the cause ranks first: it names the change
-  // that shortens or hides the wait, which "latency-bound" alone does not.
+  // wait on more sectors than they use, spills that turn registers into memory loads, and
+  // atomics that queue at one L2 slice ahead of the loads are its causes. When a cause was
+  // found beside it, the cause ranks first: it names the change that shortens or hides the
+  // wait, which "latency-bound" alone does not.
   const auto latency = std::find_if(out.findings.begin(), out.findings.end(),
                                     [](const Finding& f) { return f.id == "latency-bound"; });
   std::stable_partition(latency, out.findings.end(), [](const Finding& f) {
-    return f.id == "low-occupancy" || f.id == "uncoalesced-global" || f.id == "local-memory";
+    return f.id == "low-occupancy" || f.id == "uncoalesced-global" || f.id == "local-memory" ||
+           f.id == "atomic-contention";
   });
   // The memory branch's other problems (uncoalesced or redundant traffic, bank conflicts, a tail)
   // are reasons a kernel is below the roof: named, they rank first, and memory-bound-below-roof

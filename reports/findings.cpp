@@ -78,7 +78,11 @@ const std::vector<ThresholdTraits> kThresholds = {
     {"divergence.threads_per_inst", 24, 0, 32,
      "active threads per warp instruction below which divergence counts (32 = none)"},
     {"atomics.per_load_request", 0.5, 0, 1e6,
-     "global atomic requests per global load request from which atomics contend"},
+     "global atomic requests per global load request from which atomics contend, where the L2 "
+     "slices' atomic units are not measured"},
+    {"atomics.l2_slice_busy_pct", 50, 0, 100,
+     "% of the elapsed cycles the busiest L2 slice's atomic unit is active, from which atomics "
+     "contend"},
     {"mio.throttle_share", 0.5, 0, 1,
      "share of warp cycles stalled on a full MIO queue (shared memory, constant cache, special "
      "functions) from which it dominates"},
@@ -209,7 +213,9 @@ const std::vector<FindingTraits> kFindings = {
      "Many threads update the same address atomically; the updates are serialized at L2.",
      "Aggregate first: reduce within the warp (shuffles) and the block (shared memory), then "
      "issue one atomic per block.",
-     "global atomics under atomics.per_load_request per global load request",
+     "the busiest L2 slice's atomic unit active under atomics.l2_slice_busy_pct of the time "
+     "(without that counter: global atomics under atomics.per_load_request per global load "
+     "request)",
      {"atomics", "reduction"}},
     {"sync-overhead",
      "Synchronization overhead",

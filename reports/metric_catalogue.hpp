@@ -81,6 +81,13 @@ inline constexpr const char* gst_inst = "smsp__inst_executed_op_global_st.sum";
 inline constexpr const char* atom_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum";
 inline constexpr const char* red_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum";
 inline constexpr const char* l2_bytes = "lts__t_bytes.sum";
+// How busy the L2 slices' atomic units are, % of the elapsed cycles: the busiest slice's and the
+// average. Updates of one address serialize in the one slice that holds it, so contention shows
+// as one slice busy while the average stays low.
+inline constexpr const char* l2_atomic_busiest_pct =
+    "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed";
+inline constexpr const char* l2_atomic_pct =
+    "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed";
 // Shared-memory atomics (atomicAdd on __shared__: histograms, radix-sort digit counts), whose
 // wavefronts and bank conflicts the load and store counters do not include.
 inline constexpr const char* shatom_wavefronts =
