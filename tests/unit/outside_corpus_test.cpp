@@ -230,7 +230,9 @@ TEST(OutsideCorpus, LabelFileIsValid) { EXPECT_NO_THROW(load_labels(kCorpusDir +
 // before it one more, judging loads and stores each on its own pattern one more, and counting
 // bank conflicts (shared atomics included) where warps wait on the shared-memory pipe three
 // more, and recording PyTorch's and cuBLAS's programs again with library kernels' static
-// attributes (a gemv's waves) one more (docs/diagnosis.md).
+// attributes (a gemv's waves) one more; judging atomics by the L2 slices' atomic units brings
+// one (an index-add) while a fresh recording loses one to its own spread at the roof threshold
+// (docs/diagnosis.md).
 constexpr int kAgreedAtFirstRecording = 47;
 
 TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
