@@ -1,6 +1,6 @@
 // The range profiler's kernel replay on its own: one batch holds every launch made inside it,
 // in launch order, and costs less per launch than a batch for each (what `gpulab profile` pays
-// per profiled launch of a program).
+// per profiled launch of a program); and what the same batch costs under user replay.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -89,6 +89,49 @@ TEST(RangeProfilerGpu, ABatchOfLaunchesCostsLessPerLaunchThanABatchEach) {
   RecordProperty("ms_per_launch_batch_each", std::to_string(each * 1e3));
   RecordProperty("ms_per_launch_one_batch", std::to_string(batched * 1e3));
   EXPECT_LT(batched, each / 2);
+}
+
+// The same launches under user replay, where the caller runs the whole batch once per pass:
+// CUPTI then programs the counters and reads them once per pass, not once per launch and pass,
+// and restores no memory. This is what replaying a whole program once per pass would cost per
+// launch, beside kernel replay's per-launch passes.
+TEST(RangeProfilerGpu, UserReplayOfABatchCostsLessPerLaunchThanKernelReplay) {
+  GPULAB_REQUIRE_GPU();
+  auto* profiler = basic_profiler();
+  ASSERT_NE(profiler, nullptr);
+  DeviceInts buffer;
+  constexpr int kLaunches = 50;
+  const auto launches = [&] {
+    for (int i = 0; i < kLaunches; ++i) test::launch_increment(buffer.d, kElements);
+  };
+  profiler->profile_kernels(launches, kLaunches);  // warm
+
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(profiler->profile_kernels(launches, kLaunches).size(),
+            static_cast<std::size_t>(kLaunches));
+  const double kernel_replay = seconds_since(t0) / kLaunches;
+
+  t0 = std::chrono::steady_clock::now();
+  const auto ranges = profiler->replay_kernels(
+      [&] {
+        launches();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      },
+      kLaunches, {});
+  const double user_replay = seconds_since(t0) / kLaunches;
+  ASSERT_EQ(ranges.size(), static_cast<std::size_t>(kLaunches));
+  for (const auto& r : ranges)  // every launch read whole in every pass: the same count
+    EXPECT_EQ(r.values.at(m::inst_executed), ranges.front().values.at(m::inst_executed))
+        << "range " << r.range_name;
+
+  std::printf(
+      "%d launches, %d passes: %.2f ms per launch under kernel replay, %.2f ms under user "
+      "replay (%.3fx)\n",
+      kLaunches, profiler->passes(), kernel_replay * 1e3, user_replay * 1e3,
+      user_replay / kernel_replay);
+  RecordProperty("ms_per_launch_kernel_replay", std::to_string(kernel_replay * 1e3));
+  RecordProperty("ms_per_launch_user_replay", std::to_string(user_replay * 1e3));
+  EXPECT_LT(user_replay, kernel_replay);
 }
 
 }  // namespace
