@@ -124,7 +124,7 @@ report::InjectionConfig injection_config(const ProfileOptions& o, const std::str
   c.launch_skip = o.launch_skip;
   c.launch_count = parse_launch_count(o.launch_count);
   c.replay = o.replay;
-  if (!o.trace && o.replay == "kernel") {
+  if (!o.trace && o.replay != "none") {
     c.metrics = report::metrics::resolve(
         "--metrics", o.metrics.empty() ? (o.diagnose ? "full" : "basic") : o.metrics);
   }
@@ -184,9 +184,10 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
                   "Metric set (basic, stalls, full) or comma-separated metrics (default basic; "
                   "full with --diagnose)");
   cmd->add_option("--replay", options.replay,
-                  "kernel: counters by CUPTI kernel replay; none: times and launch attributes "
-                  "only, nothing serialized (kernels that wait on others)")
-      ->check(one_of({"kernel", "none"}));
+                  "batch (default): consecutive launches replayed together from saved memory; "
+                  "kernel: CUPTI replays each launch on its own; none: times and launch "
+                  "attributes only, nothing serialized (kernels that wait on others)")
+      ->check(one_of({"kernel", "batch", "none"}));
   cmd->add_flag("--trace", options.trace,
                 "Record the whole program's timeline instead (kernels, copies, memsets, "
                 "unified memory), no counters");

@@ -145,7 +145,7 @@ struct ProfileOptions {
   std::int64_t launch_skip = 0;
   std::string launch_count = "100";  // a count, or "all"
   std::string metrics;               // unset: basic (full with --diagnose)
-  std::string replay = "kernel";
+  std::string replay = "batch";  // batch, kernel or none
   bool trace = false;
   double kernel_timeout = 600;  // seconds one profiled launch may take; 0: no limit
   bool diagnose = false;

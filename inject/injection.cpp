@@ -9,7 +9,15 @@
 // be profiled (which must run outside any session), at a call that waits for the GPU or hands it
 // on (a synchronize, a blocking copy, a free, a graph launch), when the session is full, and at
 // the end. One session per launch costs twice as much: on the H200, 275 ms per launch of a small
-// kernel against 122 ms in a session of 50 (9 passes, tests/gpu/range_profiler_test.cpp). In trace
+// kernel against 122 ms in a session of 50 (9 passes, tests/gpu/range_profiler_test.cpp).
+//
+// Batch replay (--replay batch) replays the launches of a session together instead, which CUPTI
+// programs the counters for once per pass rather than once per launch and pass. The program's
+// own launches run untouched and unserialized; each is copied (inject/launch_copy.hpp). When the
+// session closes, at any driver call other than a launch or a harmless query, gpulab saves the
+// device memory as the launches left it, then, once per pass, puts back the memory saved before
+// the first of them and issues the copies (user replay), and at last puts back what the launches
+// left (inject/checkpoint.hpp): the program goes on from its own results. In trace
 // mode nothing is replayed: the activity API records kernels, copies, memsets and unified-memory
 // migrations. Each record is written as it is complete (inject/record_file.hpp), so that a program
 // that crashes leaves what came before.
@@ -20,6 +28,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstddef>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -38,7 +48,9 @@
 #include "cupti/cupti_check.hpp"
 #include "cupti/launch_params.hpp"
 #include "cupti/range_profiler.hpp"
+#include "inject/checkpoint.hpp"
 #include "inject/counter_lock.hpp"
+#include "inject/launch_copy.hpp"
 #include "inject/record_file.hpp"
 #include "inject/watchdog.hpp"
 #include "reports/kernel_name.hpp"
@@ -78,11 +90,33 @@ constexpr std::string_view kSessionEndingCalls[] = {"cuCtxSynchronize",
                                                     "cuModuleUnload",
                                                     "cuLibraryUnload"};
 
+bool starts_with_any(std::string_view name, const std::string_view* calls, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (name.substr(0, calls[i].size()) == calls[i]) return true;
+  return false;
+}
+
 bool ends_a_session(std::string_view name) {
   if (name.find("Async") != std::string_view::npos) return false;
-  for (std::string_view call : kSessionEndingCalls)
-    if (name.substr(0, call.size()) == call) return true;
-  return false;
+  return starts_with_any(name, std::data(kSessionEndingCalls), std::size(kSessionEndingCalls));
+}
+
+// Under batch replay every driver call ends the batch except these: launches (which join it) and
+// calls that neither touch memory nor wait. A copy, a memset, an allocation, a free, a host
+// function, an event or stream wait on the host all end it: the device memory saved before the
+// batch is put back for each pass, so nothing that changes memory may happen inside one.
+constexpr std::string_view kBatchKeepingCalls[] = {
+    "cuLaunchKernel", "cuLaunchCooperativeKernel", "cuCtxGet", "cuCtxSetCurrent",
+    "cuCtxPushCurrent", "cuCtxPopCurrent", "cuCtxSetLimit", "cuDeviceGet",
+    "cuDeviceComputeCapability", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxGetState",
+    "cuDriverGetVersion", "cuFuncGet", "cuFuncSet", "cuKernelGet", "cuKernelSet", "cuModuleGet",
+    "cuLibraryGet", "cuPointerGet", "cuStreamGet", "cuStreamIsCapturing", "cuEventRecord",
+    "cuStreamWaitEvent", "cuEventCreate", "cuStreamCreate", "cuGetProcAddress", "cuGetErrorString",
+    "cuGetErrorName", "cuGetExportTable", "cuOccupancy", "cuThreadExchangeStreamCaptureMode",
+    "cuInit"};
+
+bool ends_a_batch(std::string_view name) {
+  return !starts_with_any(name, std::data(kBatchKeepingCalls), std::size(kBatchKeepingCalls));
 }
 
 // What one launch callback pair (entry, exit) shares on its thread. Launch calls nest (a
@@ -91,6 +125,8 @@ struct InFlight {
   int depth = 0;
   RecordedLaunch record;
   bool profiling = false;
+  std::optional<LaunchCopy> copy;  // batch replay: the launch, copied at its driver entry
+  std::string not_copied;          // why there is no copy
   std::unique_lock<std::mutex> serialized;  // held from a profiled launch's entry to its exit
 };
 thread_local InFlight t_launch;
@@ -99,11 +135,17 @@ thread_local InFlight t_launch;
 // synchronize after a profiled launch) is gpulab's, not the program's.
 thread_local bool t_in_callback = false;
 
-// The kernel-replay session open in this process: its context, and the launches it holds.
+// The session open in this process: its context, and the launches it holds.
 struct Session {
   CUcontext context = nullptr;
   cupti::RangeProfiler* profiler = nullptr;
   std::vector<std::int64_t> launches;  // launch indices, in launch order (= range order)
+  // Batch replay: each launch's copy and name, an event recorded after it on its stream (null
+  // where none could be), and the device memory from before the first.
+  std::vector<LaunchCopy> copies;
+  std::vector<std::string> names;
+  std::vector<CUevent> finished;
+  std::unique_ptr<Checkpoint> before;
 };
 
 class Injection {
@@ -128,7 +170,10 @@ class Injection {
   void after_fork_in_parent() { file_.unlock_after_fork(); }
   void after_fork_in_child() {
     file_.unlock_after_fork();
-    session_.reset();  // the parent's: CUDA does not carry over into a forked child
+    // The parent's: CUDA does not carry over into a forked child, whose CUPTI must not be asked
+    // to free the parent's saved memory.
+    if (session_ && session_->before) session_->before->forget();
+    session_.reset();
     session_open_ = false;
     launches_ = 0;
     matched_ = 0;
@@ -156,6 +201,13 @@ class Injection {
   void launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
                     const CUpti_CallbackData& info);
   void launch_exit(const CUpti_CallbackData& info);
+  void copy_launch(CUpti_CallbackId id, const CUpti_CallbackData& info);
+  void batch_launch_exit(int returned);
+  std::vector<cupti::RangeValues> replay_batch(Session& s);
+  bool batching() const { return config_.mode == "counters" && config_.replay == "batch"; }
+  bool replaying() const {
+    return config_.mode == "counters" && (config_.replay == "kernel" || batching());
+  }
   void read_attributes(CUfunction function, RecordedLaunch& r) const;
   void unified_memory_records_late();
   bool wanted(const RecordedLaunch& r);
@@ -219,7 +271,7 @@ void Injection::start() {
       GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, id));
     GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
                                            CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
-    if (config_.mode == "counters" && config_.replay == "kernel") enable_session_ending_calls();
+    if (replaying()) enable_session_ending_calls();
     cupti::deliver_activities_to([this](cupti::Collected&& got) { on_activities(std::move(got)); });
     kinds_.emplace();
     kinds_->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -245,7 +297,7 @@ void Injection::enable_session_ending_calls() {
   for (std::uint32_t id = 1; id < CUPTI_DRIVER_TRACE_CBID_SIZE; ++id) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) != CUPTI_SUCCESS || !name ||
-        !ends_a_session(name))
+        !(batching() ? ends_a_batch(name) : ends_a_session(name)))
       continue;
     GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
     ending_calls_[id] = true;
@@ -286,6 +338,7 @@ void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, co
         r.dynamic_shared_bytes = shape.dynamic_shared_bytes;
       }
       if (!r.attributes) read_attributes(cupti::driver_function(id, info.functionParams), r);
+      if (t_launch.profiling && batching() && !t_launch.copy) copy_launch(id, info);
     }
   } else if (--t_launch.depth == 0) {
     launch_exit(info);
@@ -386,7 +439,9 @@ void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
   if (driver) read_attributes(cupti::driver_function(id, info.functionParams), r);
   r.matched = wanted(r);
   f.profiling = false;
-  if (config_.mode != "counters" || config_.replay != "kernel") return;
+  f.copy.reset();
+  f.not_copied = "the launch reached no driver launch call";
+  if (!replaying()) return;
 
   std::unique_lock<std::mutex> serialized(profile_mutex_);
   if (!r.matched || matched_++ < config_.launch_skip ||
@@ -403,7 +458,16 @@ void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
   }
   f.profiling = true;
   f.serialized = std::move(serialized);
-  watchdog_.arm(r.index, r.mangled_name);
+  if (!batching()) {
+    watchdog_.arm(r.index, r.mangled_name);
+  } else if (driver) {
+    copy_launch(id, info);
+  }
+}
+
+void Injection::copy_launch(CUpti_CallbackId id, const CUpti_CallbackData& info) {
+  InFlight& f = t_launch;
+  f.copy = LaunchCopy::of_driver_launch(id, info.functionParams, f.not_copied);
 }
 
 // Called with profile_mutex_ held and `context` current (the launch's).
@@ -420,16 +484,85 @@ bool Injection::open_session(CUcontext context, std::string& why_not) {
     counter_lock_.release();
     return false;
   }
+  std::unique_ptr<Checkpoint> before;
   try {
-    profiler->begin_kernel_replay(kSessionLaunches);
+    if (batching()) {
+      // The memory as the work already queued leaves it: where every pass starts.
+      before = std::make_unique<Checkpoint>();
+      if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS)
+        throw Error(ExitCode::internal,
+                    "the program's work before the launch failed (CUDA error " +
+                        std::to_string(r) + ")");
+      if (std::string why; !before->save(context, why)) throw Error(ExitCode::internal, why);
+    } else {
+      profiler->begin_kernel_replay(kSessionLaunches);
+    }
   } catch (const std::exception& e) {
     counter_lock_.release();
     why_not = e.what();
     return false;
   }
-  session_ = Session{context, profiler, {}};
+  session_.emplace();
+  session_->context = context;
+  session_->profiler = profiler;
+  session_->before = std::move(before);
   session_open_ = true;
   return true;
+}
+
+// Batch replay of a closing session, with its context current: the launches' copies once per
+// pass, each pass from the memory saved before the first; then the memory the program's own
+// launches left. The program's launches may still be running: they are waited for first.
+std::vector<cupti::RangeValues> Injection::replay_batch(Session& s) {
+  // The program's own launches, each under the watchdog: one that waits for work the program
+  // has yet to queue (the call that closed the batch) would never finish.
+  CUresult waited = CUDA_SUCCESS;
+  for (std::size_t i = 0; i < s.finished.size(); ++i) {
+    if (!s.finished[i]) continue;
+    watchdog_.arm(s.launches[i], s.names[i]);
+    if (waited == CUDA_SUCCESS) waited = cuEventSynchronize(s.finished[i]);
+    watchdog_.disarm();
+    cuEventDestroy(s.finished[i]);
+  }
+  s.finished.clear();
+  if (s.copies.empty()) return {};
+  if (waited == CUDA_SUCCESS) waited = cuCtxSynchronize();
+  if (waited != CUDA_SUCCESS)
+    throw Error(ExitCode::internal,
+                "the profiled launches failed (CUDA error " + std::to_string(waited) + ")");
+  Checkpoint after;
+  if (std::string why; !after.save(s.context, why)) throw Error(ExitCode::internal, why);
+  // Whatever happens below, the program goes on from its own results.
+  struct PutBack {
+    Checkpoint& after;
+    ~PutBack() {
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+      if (std::string why; !after.restore(why))
+        std::fprintf(stderr, "gpulab: %s; the program's device memory may be wrong from here\n",
+                     why.c_str());
+    }
+  } put_back{after};
+  // The replays are not the program's launches: they get no activity records.
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+
+  cupti::RangeProfiler::PassHooks hooks;
+  hooks.before_pass = [&] {
+    if (std::string why; !s.before->restore(why)) throw Error(ExitCode::internal, why);
+  };
+  return s.profiler->replay_kernels(
+      [&] {
+        for (std::size_t i = 0; i < s.copies.size(); ++i) {
+          watchdog_.arm(s.launches[i], s.names[i]);
+          CUresult r = s.copies[i].issue();
+          if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
+          watchdog_.disarm();
+          if (r != CUDA_SUCCESS)
+            throw Error(ExitCode::internal, "launch " + std::to_string(s.launches[i]) +
+                                                " failed when replayed (CUDA error " +
+                                                std::to_string(r) + ")");
+        }
+      },
+      s.copies.size(), hooks);
 }
 
 // Reads the open session's counters and writes them, one record per launch it holds. Called
@@ -446,7 +579,7 @@ void Injection::close_session() {
   std::vector<cupti::RangeValues> ranges;
   std::string error;
   try {
-    ranges = s.profiler->end_kernel_replay();
+    ranges = s.before ? replay_batch(s) : s.profiler->end_kernel_replay();
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -480,10 +613,14 @@ void Injection::launch_exit(const CUpti_CallbackData& info) {
     file_.write(report::to_line(r));
     return;
   }
-  watchdog_.disarm();
   // A CUresult or a cudaError_t, by domain: both are 0 for success.
   const int returned =
       info.functionReturnValue ? *static_cast<const int*>(info.functionReturnValue) : 0;
+  if (batching()) {
+    batch_launch_exit(returned);
+    return;
+  }
+  watchdog_.disarm();
   // Every pass has run once the kernel is done (kernel replay serializes it).
   const CUresult finished = returned == 0 ? cuCtxSynchronize() : CUDA_SUCCESS;
   if (returned != 0 || finished != CUDA_SUCCESS) {
@@ -497,6 +634,36 @@ void Injection::launch_exit(const CUpti_CallbackData& info) {
     if (session_->launches.size() >= kSessionLaunches) close_session();
   }
   f.profiling = false;
+  f.serialized = {};
+}
+
+// A profiled launch under batch replay has been queued (and runs as the program launched it): it
+// joins the session with its copy. A launch that failed or could not be copied ends the session:
+// the launches before it are replayed from the memory saved before them, and the program goes on
+// from the memory this one left.
+void Injection::batch_launch_exit(int returned) {
+  InFlight& f = t_launch;
+  RecordedLaunch& r = f.record;
+  if (returned != 0) {
+    r.error = "the launch failed (CUDA error " + std::to_string(returned) + ")";
+  } else if (!f.copy) {
+    r.error = "no counters: " + f.not_copied;
+  } else {
+    CUevent finished = nullptr;
+    if (cuEventCreate(&finished, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
+        cuEventRecord(finished, f.copy->stream()) != CUDA_SUCCESS) {
+      cuEventDestroy(finished);
+      finished = nullptr;
+    }
+    session_->launches.push_back(r.index);
+    session_->copies.push_back(std::move(*f.copy));
+    session_->names.push_back(r.mangled_name);
+    session_->finished.push_back(finished);
+  }
+  file_.write(report::to_line(r));  // its counters follow when the session closes
+  if (!r.error.empty() || session_->launches.size() >= kSessionLaunches) close_session();
+  f.profiling = false;
+  f.copy.reset();
   f.serialized = {};
 }
 

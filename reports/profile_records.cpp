@@ -266,8 +266,8 @@ InjectionConfig injection_config_from_json(const std::string& text) {
   c.launch_skip = r.integer_or("launch_skip", 0);
   c.launch_count = r.integer_or("launch_count", 0);
   c.replay = r.str_or("replay", c.replay);
-  if (c.replay != "kernel" && c.replay != "none")
-    Reader::fail(r.where() + ".replay", "expected kernel or none");
+  if (c.replay != "kernel" && c.replay != "batch" && c.replay != "none")
+    Reader::fail(r.where() + ".replay", "expected kernel, batch or none");
   if (r.has("metrics"))
     r.each("metrics", [&](const Reader& m) { c.metrics.push_back(m.as_string()); });
   c.watchdog_seconds = r.num_or("watchdog_seconds", 0);

@@ -112,7 +112,7 @@ struct InjectionConfig {
   std::string kernel_filter;      // ECMAScript regular expression searched in the demangled name
   std::int64_t launch_skip = 0;
   std::int64_t launch_count = 0;  // 0: no limit
-  std::string replay = "kernel";  // "kernel" or "none"
+  std::string replay = "kernel";  // "kernel", "batch" or "none"
   std::vector<std::string> metrics;
   double watchdog_seconds = 0;  // 0: none
   std::string output_dir;       // where each process writes <pid>.jsonl

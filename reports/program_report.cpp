@@ -88,7 +88,7 @@ std::string missing_counters(const RecordedLaunch& l) {
 
 Variant function_variant(const Function& f, const ActivityByLaunch& activities,
                          const std::string& label, double program_seconds,
-                         const std::string& metric_set) {
+                         const std::string& metric_set, const std::string& replay) {
   Variant v;
   v.name = label;
   v.role = Role::function;
@@ -103,8 +103,9 @@ Variant function_variant(const Function& f, const ActivityByLaunch& activities,
   t.total_seconds = f.total;
   t.share_of_gpu_time = program_seconds > 0 ? f.total / program_seconds : 0;
   v.counters.metric_set = metric_set;
-  v.counters.replay = "kernel";
-  // CUPTI 13.0's kernel replay runs the passes back to back: no cache flush between them.
+  v.counters.replay = replay;
+  // CUPTI 13.0's kernel replay runs the passes back to back, and batch replay starts each pass by
+  // writing the saved memory back: no cache flush in either.
   v.counters.cache_control = "none";
   int index = 0;
   for (const RecordedLaunch* launch : f.launches) {
@@ -258,7 +259,8 @@ Report program_report(ProgramInfo program, const RecordSet& records,
   for (const auto& f : functions) {
     const std::string label = unique_label(display_name(demangle(f.mangled)), labels);
     report.variants.push_back(
-        function_variant(f, activities, label, program.kernel_seconds, metric_set));
+        function_variant(f, activities, label, program.kernel_seconds, metric_set,
+                         program.replay.empty() ? "kernel" : program.replay));
   }
 
   for (const auto& p : records.processes) {

@@ -163,7 +163,8 @@ struct Counters {
   std::string metric_set;  // "basic", "stalls", "full", "custom" (a list); "" when not collected
   int passes = 0;
   std::string replay;         // "variant": gpulab replays the variant once per pass (auto
-                              // range, user replay); "kernel": CUPTI kernel replay
+                              // range, user replay); "kernel": CUPTI kernel replay;
+                              // "batch": a profiled program's launches replayed together
   std::string cache_control;  // what was done to caches before profiling
   std::string note;           // why counters are missing, when they are
   double collection_seconds = 0;  // wall time of the profiling batch this variant was part of
@@ -266,7 +267,7 @@ struct ProgramInfo {
   std::string signal;             // when a signal ended it ("SIGSEGV")
   std::string ended;              // one line: "exited with status 0", "killed by SIGSEGV", ...
   double wall_seconds = 0;        // from start to end, profiling included
-  std::string replay;             // "kernel" (counters by CUPTI kernel replay) or "none"
+  std::string replay;             // "kernel" (CUPTI kernel replay), "batch" or "none"
   std::string kernel_filter;      // the --kernel regular expression; empty: every kernel
   std::int64_t launch_skip = 0;   // matching launches left unprofiled before the first profiled
   std::int64_t launch_count = 0;  // most launches profiled; 0: no limit

@@ -3,31 +3,42 @@
 # profile GPU tests, profiles a PyTorch script with the diagnosis, cross-checks the test
 # programs' counters against ncu (two ncu runs each, for ncu's own spread), and measures the
 # overhead against ncu for the same metrics and kernels. Prints a short summary last.
-#   bash scripts/h200_profile.sh [OUT_DIR]
+#   [GPULAB_PROFILE_REPLAY=batch|kernel] [GPULAB_PROFILE_STEPS=tests,torch,ncu,overhead] \
+#     [GPULAB_PROFILE_APPS="runtime_launches ..."] bash scripts/h200_profile.sh [OUT_DIR]
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
+replay=${GPULAB_PROFILE_REPLAY:-batch}  # gpulab's replay mode for the ncu cross-check and overhead
+steps=",${GPULAB_PROFILE_STEPS:-tests,torch,ncu,overhead},"
+wants() { [[ $steps == *",$1,"* ]]; }
+cross_checked=${GPULAB_PROFILE_APPS:-runtime_launches driver_launch many_kernels streams_copies memory_kinds}
 source "$(dirname "$0")/h200_common.sh"
 apps=$build/tests/apps
 
 build_gpulab
 
-step "GPU tests of gpulab profile"
-gpu_tests "ProfileGpu tests" profile_tests 'ProfileGpu.*' 300
+if wants tests; then
+  step "GPU tests of gpulab profile"
+  gpu_tests "ProfileGpu tests" profile_tests 'ProfileGpu.*' 300
+fi
 
-step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
-timeout 300 $bin profile --diagnose --json "$out/torch_profile.json" -- python3 scripts/torch_demo.py \
-    >"$out/torch_profile.txt" 2>&1
-note "pytorch profile --diagnose: exit $?"
-tail -60 "$out/torch_profile.txt"
+if wants torch; then
+  step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
+  timeout 300 $bin profile --replay "$replay" --diagnose --json "$out/torch_profile.json" \
+      -- python3 scripts/torch_demo.py >"$out/torch_profile.txt" 2>&1
+  note "pytorch profile --diagnose: exit $?"
+  tail -60 "$out/torch_profile.txt"
+fi
 
-step "counters against ncu"
+wants ncu && step "counters against ncu ($replay replay)"
 metric_names() {  # the metrics a report holds, comma-separated
   python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' "$1" 2>/dev/null
 }
-for app in runtime_launches driver_launch many_kernels streams_copies; do
-  timeout 120 $bin profile --launch-count all --metrics basic --json "$reports/$app.json" -- "$apps/$app" \
+for app in $cross_checked; do
+  wants ncu || break
+  timeout 120 $bin profile --replay "$replay" --launch-count all --metrics basic \
+      --json "$reports/$app.json" -- "$apps/$app" \
       >"$logs/profile_$app.txt" 2>&1
   names=$(metric_names "$reports/$app.json")
   [ -n "$names" ] || { note "$app: no counters in the report"; continue; }
@@ -40,14 +51,19 @@ for app in runtime_launches driver_launch many_kernels streams_copies; do
   note "$app vs ncu: $(tail -1 "$out/ncu_$app.txt")"
 done
 
+if wants overhead; then
 step "overhead against ncu (same metrics, every launch of many_kernels)"
+[ -f "$reports/many_kernels.json" ] || $bin profile --replay "$replay" --launch-count all \
+    --metrics basic --json "$reports/many_kernels.json" -- "$apps/many_kernels" >/dev/null 2>&1
 names=$(metric_names "$reports/many_kernels.json")
 t0=$(ms)
-$bin profile --launch-count all --metrics basic -- "$apps/many_kernels" >/dev/null 2>&1
+$bin profile --replay "$replay" --launch-count all --metrics basic -- "$apps/many_kernels" \
+    >/dev/null 2>&1
 t1=$(ms)
 ncu --clock-control none --cache-control none --metrics "$names" "$apps/many_kernels" >/dev/null 2>&1
 t2=$(ms)
-note "overhead: gpulab $(( t1 - t0 )) ms, ncu $(( t2 - t1 )) ms, ratio $(python3 -c "print(round($(( t1 - t0 )) / max(1, $(( t2 - t1 ))), 3))")"
+note "overhead ($replay replay): gpulab $(( t1 - t0 )) ms, ncu $(( t2 - t1 )) ms, ratio $(python3 -c "print(round($(( t1 - t0 )) / max(1, $(( t2 - t1 ))), 3))")"
+fi
 
 tar -czf "$out/profile_reports.tgz" -C "$reports" . 2>/dev/null
 echo

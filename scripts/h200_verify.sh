@@ -5,16 +5,21 @@
 # against ncu for the same metrics. Everything ends within a deadline; a step left out for lack
 # of time is said so. Prints a short summary last. From the repository root:
 #   [GPULAB_GIT_SHA=<sha>] [GPULAB_VERIFY_DEADLINE_S=570] [GPULAB_VERIFY_STEPS=...] \
-#     bash scripts/h200_verify.sh LAB[,LAB...]|none [OUT_DIR]
+#     [GPULAB_VERIFY_REPLAYS=kernel,batch] bash scripts/h200_verify.sh LAB[,LAB...]|none [OUT_DIR]
 # GPULAB_VERIFY_STEPS picks the steps after the labs' (default: all but run-all), comma-separated:
 #   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
 #   overhead, run-all (`run --all --diagnose` reports of every lab, for the HTML report).
+# GPULAB_VERIFY_TESTS: the gtest filter of the profile-tests step (default: every test of gpulab
+# profile and of the range profiler).
+# GPULAB_VERIFY_REPLAYS: the replay modes of `gpulab profile` that the torch and overhead steps
+# run, each against the same ncu run (default: kernel,batch).
 # OUT_DIR receives summary.txt, reports.tgz (the labs' reports, the PyTorch profile) and
 # logs.tgz (every step's output): three files, within what a device call brings back.
 set -uo pipefail
 labs=${1:?usage: h200_verify.sh LAB[,LAB...]|none [OUT_DIR]}
 [[ $labs == none ]] && labs=""
 steps=",${GPULAB_VERIFY_STEPS:-selftest,profile-tests,torch,overhead},"
+replays=${GPULAB_VERIFY_REPLAYS:-kernel,batch}
 wants() { [[ $steps == *",$1,"* ]]; }
 out=${2:-${OUT:-/tmp/gpulab-out}}
 source "$(dirname "$0")/h200_common.sh"
@@ -63,41 +68,57 @@ fi
 
 if wants profile-tests && enough 60 "ProfileGpu tests"; then
   step "GPU tests of gpulab profile and of the range profiler"
-  gpu_tests "ProfileGpu tests" profile_tests 'RangeProfilerGpu.*:ProfileGpu.*' "$(upto 200)"
+  gpu_tests "ProfileGpu tests" profile_tests "${GPULAB_VERIFY_TESTS:-RangeProfilerGpu.*:ProfileGpu.*}" \
+      "$(upto 200)"
 fi
 
-if wants torch && enough 40 "PyTorch profile"; then
-  step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul"
-  timeout "$(upto 120)" $bin profile --diagnose --json "$reports/torch_profile.json" \
-      -- python3 scripts/torch_demo.py >"$logs/torch_profile.txt" 2>&1
-  note "pytorch profile --diagnose: exit $?"
-  grep -E "verdict|principal|launches|theoretical_occupancy" "$logs/torch_profile.txt" | head -30
-fi
+for replay in ${replays//,/ }; do
+  wants torch && enough 40 "PyTorch profile, $replay replay" || continue
+  step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul ($replay replay)"
+  start=$(ms)
+  timeout "$(upto 120)" $bin profile --replay "$replay" --diagnose \
+      --json "$reports/torch_profile_$replay.json" -- python3 scripts/torch_demo.py \
+      >"$logs/torch_profile_$replay.txt" 2>&1
+  note "pytorch profile --diagnose --replay $replay: exit $? in $(( ($(ms) - start) / 1000 )) s"
+  grep -E "verdict|principal|launches|theoretical_occupancy" "$logs/torch_profile_$replay.txt" \
+      | head -30
+done
 
 if wants overhead && enough 60 "overhead"; then
   # Both tools on every launch and on the first alone: the difference over the other 199
   # launches is each tool's cost per profiled launch, the rest its cost per program.
   step "overhead against ncu (same metrics, every launch of many_kernels, then the first alone)"
-  t0=$(ms)
-  timeout "$(upto 90)" $bin profile --launch-count all --metrics basic \
-      --json "$reports/many_kernels.json" -- "$apps/many_kernels" >"$logs/overhead.txt" 2>&1
-  t1=$(ms)
-  names=$(python3 -c 'import json,sys
+  declare -A all first
+  for replay in ${replays//,/ }; do
+    enough 60 "overhead, $replay replay" || continue
+    t0=$(ms)
+    timeout "$(upto 90)" $bin profile --replay "$replay" --launch-count all --metrics basic \
+        --json "$reports/many_kernels_$replay.json" -- "$apps/many_kernels" \
+        >"$logs/overhead_$replay.txt" 2>&1
+    t1=$(ms)
+    timeout "$(upto 30)" $bin profile --replay "$replay" --launch-count 1 --metrics basic \
+        -- "$apps/many_kernels" >/dev/null 2>&1
+    t2=$(ms)
+    all[$replay]=$(( t1 - t0 )) first[$replay]=$(( t2 - t1 ))
+    names=$(python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' \
-      "$reports/many_kernels.json" 2>/dev/null)
-  t2=$(ms)
-  timeout "$(upto 120)" ncu --clock-control none --cache-control none --metrics "$names" \
-      "$apps/many_kernels" >/dev/null 2>&1
-  t3=$(ms)
-  timeout "$(upto 30)" $bin profile --launch-count 1 --metrics basic -- "$apps/many_kernels" \
-      >/dev/null 2>&1
-  t4=$(ms)
-  timeout "$(upto 30)" ncu --clock-control none --cache-control none --metrics "$names" \
-      --launch-count 1 "$apps/many_kernels" >/dev/null 2>&1
-  t5=$(ms)
-  note "overhead (200 launches): gpulab $(( t1 - t0 )) ms, ncu $(( t3 - t2 )) ms, ratio $(python3 -c "print(round($(( t1 - t0 )) / max(1, $(( t3 - t2 ))), 3))")"
-  note "overhead (first launch only): gpulab $(( t4 - t3 )) ms, ncu $(( t5 - t4 )) ms; per further launch: gpulab $(( (t1 - t0 - t4 + t3) / 199 )) ms, ncu $(( (t3 - t2 - t5 + t4) / 199 )) ms"
+        "$reports/many_kernels_$replay.json" 2>/dev/null)
+  done
+  if [[ -n ${names:-} ]] && enough 60 "overhead, ncu"; then
+    t0=$(ms)
+    timeout "$(upto 120)" ncu --clock-control none --cache-control none --metrics "$names" \
+        "$apps/many_kernels" >/dev/null 2>&1
+    t1=$(ms)
+    timeout "$(upto 30)" ncu --clock-control none --cache-control none --metrics "$names" \
+        --launch-count 1 "$apps/many_kernels" >/dev/null 2>&1
+    t2=$(ms)
+    ncu_all=$(( t1 - t0 )) ncu_first=$(( t2 - t1 ))
+    for replay in "${!all[@]}"; do
+      note "overhead, $replay replay (200 launches): gpulab ${all[$replay]} ms, ncu $ncu_all ms, ratio $(python3 -c "print(round(${all[$replay]} / max(1, $ncu_all), 3))")"
+      note "overhead, $replay replay (first launch only): gpulab ${first[$replay]} ms, ncu $ncu_first ms; per further launch: gpulab $(( (all[$replay] - first[$replay]) / 199 )) ms, ncu $(( (ncu_all - ncu_first) / 199 )) ms"
+    done
+  fi
 fi
 
 if wants run-all && enough 120 "run --all"; then

@@ -129,6 +129,58 @@ TEST(ProfileGpu, LaunchCountProfilesTheFirstAndTimesTheRest) {
   EXPECT_EQ(some->kernels.front().launch_index, 10);
 }
 
+// Batch replay must read what kernel replay reads: the same work, the same counts, launch by
+// launch, for every way of launching the test programs have (runtime, driver, templates, two
+// streams with copies between, a program that exits from inside, 200 launches in sessions).
+TEST(ProfileGpu, BatchReplayCountsWhatKernelReplayCounts) {
+  GPULAB_REQUIRE_GPU();
+  const char* exact[] = {m::inst_executed, m::gld_sectors, m::gld_requests, m::gst_sectors,
+                         m::gst_requests};
+  const std::pair<const char*, const char*> programs[] = {
+      {"runtime_launches", ""}, {"driver_launch", ""}, {"streams_copies", ""},
+      {"ends_early", "exit 3"}, {"many_kernels", ""}};
+  for (const auto& [app, args] : programs) {
+    SCOPED_TRACE(app);
+    const auto kernel = profile("--metrics basic --launch-count all", app, args);
+    const auto batch = profile("--replay batch --metrics basic --launch-count all", app, args);
+    ASSERT_TRUE(kernel.report && batch.report) << kernel.output << batch.output;
+    EXPECT_EQ(batch.code, kernel.code) << batch.output;
+    EXPECT_EQ(batch.report->program->replay, "batch");
+    EXPECT_EQ(batch.report->program->profiled_launches, kernel.report->program->profiled_launches)
+        << batch.output;
+    EXPECT_GT(batch.report->program->profiled_launches, 0);
+    for (const auto& kv : kernel.report->variants) {
+      if (!kv.totals) continue;  // the timeline
+      const auto* bv = function(*batch.report, kv.name);
+      ASSERT_NE(bv, nullptr) << kv.name;
+      ASSERT_EQ(bv->kernels.size(), kv.kernels.size()) << kv.name;
+      EXPECT_EQ(bv->counters.replay, "batch");
+      EXPECT_EQ(bv->totals->timed_launches, kv.totals->timed_launches) << kv.name;
+      for (std::size_t i = 0; i < kv.kernels.size(); ++i) {
+        EXPECT_EQ(bv->kernels[i].launch_index, kv.kernels[i].launch_index);
+        for (const char* name : exact)
+          EXPECT_EQ(metric(bv->kernels[i], name), metric(kv.kernels[i], name))
+              << kv.name << " launch " << kv.kernels[i].launch_index << " " << name;
+      }
+    }
+  }
+}
+
+// What batch replay puts back: kernels that add in place to device, managed and mapped host
+// memory, and a host write to pinned memory made while a batch is open. The program checks its
+// own sums (exit 91-93 when a replay leaked into them); each of its 10 launches has counters.
+TEST(ProfileGpu, BatchReplayLeavesTheProgramItsOwnResults) {
+  GPULAB_REQUIRE_GPU();
+  for (const char* replay : {"batch", "kernel"}) {
+    SCOPED_TRACE(replay);
+    const auto p = profile(std::string("--replay ") + replay + " --launch-count all",
+                           "memory_kinds");
+    EXPECT_EQ(p.code, 0) << p.output;
+    ASSERT_TRUE(p.report) << p.output;
+    EXPECT_EQ(p.report->program->profiled_launches, 10) << p.output;
+  }
+}
+
 TEST(ProfileGpu, KernelFilterProfilesOnlyMatchingFunctions) {
   GPULAB_REQUIRE_GPU();
   const auto p = profile("--kernel 'scale<double>'", "runtime_launches");

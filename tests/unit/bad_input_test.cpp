@@ -238,7 +238,7 @@ const std::vector<Case>& cases() {
       {{"profile", "--kernel", "", "--", "true"}, 2, "--kernel: the value is empty"},
       {{"profile", "--metrics", "nosuch", "--", "true"}, 2, "--metrics: unknown metric 'nosuch'"},
       {{"profile", "--metrics", "basic,", "--", "true"}, 2, "an empty name in the list"},
-      {{"profile", "--replay", "bogus", "--", "true"}, 2, "--replay: 'bogus' is not one of {kernel,none}"},
+      {{"profile", "--replay", "bogus", "--", "true"}, 2, "--replay: 'bogus' is not one of {kernel,batch,none}"},
       {{"profile", "--replay", "none", "--metrics", "full", "--", "true"}, 2, "--replay none collects no counters"},
       {{"profile", "--trace", "--metrics", "full", "--", "true"}, 2, "--trace and --metrics"},
       {{"profile", "--kernel-timeout", "-1", "--", "true"}, 2, "--kernel-timeout: -1 is out of range"},

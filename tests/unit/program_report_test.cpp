@@ -155,9 +155,11 @@ TEST(ProfileRecords, InjectionConfigRoundTripsAndNamesABadField) {
   c.launch_skip = 5;
   c.launch_count = 50;
   c.metrics = {"dram__bytes_read.sum"};
+  c.replay = "batch";
   c.watchdog_seconds = 30;
   c.output_dir = "/tmp/x";
   const InjectionConfig back = injection_config_from_json(to_json_text(c));
+  EXPECT_EQ(back.replay, "batch");
   EXPECT_EQ(back.kernel_filter, c.kernel_filter);
   EXPECT_EQ(back.launch_skip, 5);
   EXPECT_EQ(back.launch_count, 50);
@@ -172,6 +174,22 @@ TEST(ProfileRecords, InjectionConfigRoundTripsAndNamesABadField) {
   }
   EXPECT_THROW(injection_config_from_json("{"), UsageError);
   EXPECT_THROW(injection_config_from_json(R"({"mode":"counters"})"), UsageError) << "no folder";
+}
+
+TEST(ProgramReport, EachFunctionSaysHowItsCountersWereReplayed) {
+  for (const char* replay : {"kernel", "batch"}) {
+    ProgramInfo p = program();
+    p.replay = replay;
+    const Report r = program_report(p, two_functions(), "basic");
+    int functions = 0;
+    for (const auto& v : r.variants) {
+      if (!v.totals) continue;
+      ++functions;
+      EXPECT_EQ(v.counters.replay, replay) << v.name;
+      EXPECT_EQ(v.counters.cache_control, "none") << v.name;
+    }
+    EXPECT_EQ(functions, 2);
+  }
 }
 
 TEST(ProgramReport, FunctionsHeaviestFirstWithTheirShareOfKernelTime) {
