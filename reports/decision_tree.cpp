@@ -648,8 +648,8 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   // At the compute roof, what only the SM's headroom bounds does not lead: a warp-specialized
   // GEMM at 88% of the SM peak waits at barriers by design (its producer warps), and waiting
   // less would at most close the 12% left, so the roof is what limits it. Below the roof the
-  // same cap still lets barrier waits lead (the reduction lab's trees, at 68-73%, run 4.6x
-  // faster without them).
+  // same cap still lets barrier waits lead (the reduction lab's interleaved trees, at 68-73%,
+  // run 4.6x faster without them).
   bool only_bounded = true;
   for (const CheckNode* node : branch.checks) {
     const Outcome outcome = node->evaluate(probe);
