@@ -49,6 +49,7 @@ note "overhead ($replay replay): gpulab $(( t1 - t0 )) ms, ncu $(( t2 - t1 )) ms
 fi
 
 tar -czf "$out/profile_reports.tgz" -C "$reports" . 2>/dev/null
+tar -czf "$out/profile_logs.tgz" -C "$logs" . 2>/dev/null  # ncu_APP.txt: each program's comparison
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
