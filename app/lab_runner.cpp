@@ -374,9 +374,13 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   }
   set_speedups(r);
   if (tracer) trace_variants(*tracer, *run, r, settings, stream);
-  if (!metric_names.empty())
+  if (!metric_names.empty() && !spec.no_counters.empty()) {
+    r.warnings.push_back("counters not collected: " + spec.no_counters);
+    for (auto& v : r.variants) v.counters.note = spec.no_counters;
+  } else if (!metric_names.empty()) {
     collect_counters(session, *run, r, metric_names, resolved, spec.traced, graph_launched, stream,
                      flusher);
+  }
   report::derive_all(r);
   report::summarize_timelines(r);
   return r;

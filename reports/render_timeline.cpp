@@ -28,10 +28,13 @@ char symbol(const Activity& a) {
   return '?';
 }
 
+// When a row is shown: always, where unified memory played a part, where GPUs communicated.
+enum class Shown { always, unified_memory, communication };
+
 struct Row {
   const char* label;
   std::string (*cell)(const Timeline&);
-  bool unified_memory = false;  // shown only where unified memory played a part
+  Shown when = Shown::always;
 };
 
 std::string fraction_or_dash(double value, bool meaningful) {
@@ -71,21 +74,21 @@ const Row kRows[] = {
        return fmt::format("{} · {}", units::bytes(static_cast<double>(t.summary.on_demand_bytes)),
                           units::percent(t.summary.on_demand_fraction));
      },
-     true},
+     Shown::unified_memory},
     {"migrated host→device",
      [](const Timeline& t) {
        return t.unified_memory.available
                   ? units::bytes(static_cast<double>(t.summary.migrated_htod_bytes))
                   : std::string("not measured");
      },
-     true},
+     Shown::unified_memory},
     {"migrated device→host",
      [](const Timeline& t) {
        return t.unified_memory.available
                   ? units::bytes(static_cast<double>(t.summary.migrated_dtoh_bytes))
                   : std::string("not measured");
      },
-     true},
+     Shown::unified_memory},
     {"GPU page faults",
      [](const Timeline& t) {
        if (!t.unified_memory.available) return std::string("not measured");
@@ -93,7 +96,20 @@ const Row kRows[] = {
                   ? units::count(static_cast<double>(*t.unified_memory.gpu_page_faults))
                   : std::string("not reported");
      },
-     true},
+     Shown::unified_memory},
+    {"communication (NCCL kernels, per GPU)",
+     [](const Timeline& t) { return units::seconds(t.summary.communication_seconds); },
+     Shown::communication},
+    {"communication under compute",
+     [](const Timeline& t) { return units::percent(t.summary.communication_overlap_fraction); },
+     Shown::communication},
+    {"bus bandwidth (algorithm)",
+     [](const Timeline& t) {
+       if (t.summary.bus_bandwidth <= 0) return std::string("-");
+       return fmt::format("{} ({})", units::bandwidth(t.summary.bus_bandwidth),
+                          units::bandwidth(t.summary.algorithm_bandwidth));
+     },
+     Shown::communication},
 };
 
 std::string render(const TextTable& table, const Style& style) {
@@ -112,16 +128,18 @@ bool shows_unified_memory(const Timeline& t) {
 std::string figures_table(const Report& r, const Style& style) {
   std::vector<std::string> head{"timeline"};
   std::vector<const Timeline*> columns;
-  bool unified_memory = false;
+  bool unified_memory = false, communication = false;
   for (const auto& v : r.variants)
     if (v.timeline) {
       head.push_back(shown(v.name, style));
       columns.push_back(&*v.timeline);
       unified_memory = unified_memory || shows_unified_memory(*v.timeline);
+      communication = communication || v.timeline->summary.communication_seconds > 0;
     }
   TextTable table(head);
   for (const auto& row : kRows) {
-    if (row.unified_memory && !unified_memory) continue;
+    if (row.when == Shown::unified_memory && !unified_memory) continue;
+    if (row.when == Shown::communication && !communication) continue;
     std::vector<std::string> cells{row.label};
     for (const auto* t : columns) cells.push_back(row.cell(*t));
     table.add_row(cells);
