@@ -83,11 +83,13 @@ void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double
   out.path.push_back(std::move(step));
 }
 
-void rank(Diagnosis& out) {
+void rank(Diagnosis& out, bool roof_leads) {
   auto& f = out.findings;
   std::stable_sort(f.begin(), f.end(),
                    [](const Finding& a, const Finding& b) { return a.score > b.score; });
-  if (!f.empty() && !is_standing(f.front()))
+  if (roof_leads && std::any_of(f.begin(), f.end(), is_standing))
+    std::stable_partition(f.begin(), f.end(), is_standing);
+  else if (!f.empty() && !is_standing(f.front()))
     f.erase(std::remove_if(f.begin(), f.end(), is_standing), f.end());
 }
 

@@ -19,6 +19,9 @@ struct Outcome {
   double severity = 0;  // in [0, 1] when the answer is yes: the share of time it plausibly costs
   std::vector<Evidence> evidence;
   std::string detail;  // what the finding adds for this kernel (Finding::detail)
+  // The severity is the SM's headroom, not the share the node measured: the kernel could gain
+  // at most that without taking work from its busiest unit (the sync node's cap).
+  bool bounded_by_headroom = false;
 };
 
 inline Evidence evidence(const std::string& metric, std::optional<double> value,
@@ -50,7 +53,9 @@ bool is_standing(const Finding& finding);
 void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double min_severity);
 
 // Sorts the findings by score and drops the standing ones when a problem was found: next to a
-// problem they would mislead (the SM throughput of a naive matmul is its load pipe).
-void rank(Diagnosis& out);
+// problem they would mislead (the SM throughput of a naive matmul is its load pipe). With
+// `roof_leads`, the standing findings lead instead and the problems follow them: the caller has
+// found the kernel at a roof that every problem's gain is bounded by.
+void rank(Diagnosis& out, bool roof_leads = false);
 
 }  // namespace gpulab::report::walk

@@ -25,6 +25,9 @@ const std::vector<ThresholdTraits> kThresholds = {
      "DRAM throughput, % of peak, from which the kernel counts as memory-bound"},
     {"compute_bound.sm_pct", 60, 0, 100,
      "SM throughput, % of peak, from which the kernel counts as compute-bound"},
+    {"compute_bound.at_roof_sm_pct", 80, 0, 100,
+     "SM throughput, % of peak, from which compute-bound leads over findings whose gain only "
+     "the SM's headroom bounds (barrier waits)"},
     {"uncoalesced.overfetch", 2, 1, 1e6,
      "bytes moved per byte requested by global loads or stores (instrumented counts), from "
      "which accesses count as uncoalesced"},

@@ -1,7 +1,8 @@
 # What the GPU-machine scripts share: sourced by the h200_*.sh scripts after they set `out`.
 # Sets logs, reports, build and bin; note() collects summary lines, step() heads a section, ms()
 # reads a millisecond clock, build_gpulab() configures and builds (or exits; GPULAB_BIN skips it),
-# lab_test_filter() and gpu_tests() select and run GPU tests.
+# lab_test_filter() and gpu_tests() select and run GPU tests, report_metric_names() lists a
+# report's metrics, crosscheck_programs() compares `gpulab profile` with ncu on test programs.
 mkdir -p "$out"
 logs=$(mktemp -d)
 reports=$(mktemp -d)
@@ -54,4 +55,35 @@ build_gpulab() {
     exit 1
   fi
   note "build: ok in $(( ($(ms) - start) / 1000 )) s"
+}
+
+# The metric names a report's kernels hold, comma-separated (empty when it holds none).
+report_metric_names() {
+  python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' \
+      "$1" 2>/dev/null
+}
+
+# The counters of `gpulab profile` against two ncu runs (ncu's own spread) on each named test
+# program, every launch, the basic set; each program's verdict is noted, its details go to
+# $logs/ncu_APP.txt. Each tool run gets at most LIMIT seconds.
+#   crosscheck_programs REPLAY LIMIT APP...
+crosscheck_programs() {
+  local replay=$1 limit=$2 app names run
+  shift 2
+  for app in "$@"; do
+    timeout "$limit" $bin profile --replay "$replay" --launch-count all --metrics basic \
+        --json "$reports/$app.json" -- "$build/tests/apps/$app" >"$logs/profile_$app.txt" 2>&1
+    names=$(report_metric_names "$reports/$app.json")
+    [ -n "$names" ] || { note "$app: no counters in the report"; continue; }
+    for run in a b; do
+      timeout "$limit" ncu --clock-control none --cache-control none --csv --print-units base \
+          --print-kernel-base mangled --metrics "$names" "$build/tests/apps/$app" \
+          >"$reports/$app.$run.csv" 2>/dev/null
+    done
+    python3 scripts/profile_vs_ncu.py "$reports/$app.json" "$reports/$app.a.csv" \
+        "$reports/$app.b.csv" >"$logs/ncu_$app.txt" 2>&1
+    note "$app vs ncu ($replay replay): $(tail -1 "$logs/ncu_$app.txt")"
+  done
 }

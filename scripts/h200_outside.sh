@@ -47,12 +47,6 @@ print_details=()
 ncu --help 2>&1 | grep -q -- '--print-details' && print_details+=(--print-details all)
 ncu --help 2>&1 | grep -q -- '--print-rule-details' && print_details+=(--print-rule-details)
 
-metric_names() {  # the metrics a report holds, comma-separated
-  python3 -c 'import json,sys
-r = json.load(open(sys.argv[1]))
-print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' "$1" 2>/dev/null
-}
-
 # The functions of a report and their launches, without the diagnosis.
 cat >"$logs/functions.py" <<'PY'
 import json, sys
@@ -99,7 +93,7 @@ for name in $programs; do
 
   [ "${GPULAB_OUTSIDE_NCU:-1}" = 0 ] && continue
   step "$name: ncu --set full"
-  metrics=$(metric_names "$corpus/$name.json")
+  metrics=$(report_metric_names "$corpus/$name.json")
   # --cache-control none: gpulab's kernel replay cannot flush L2 between passes
   # (docs/profile.md), and the label must describe the launch under the conditions gpulab saw.
   # gpulab's own metrics are added to the full set, so the CSV holds both.

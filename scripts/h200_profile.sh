@@ -29,33 +29,16 @@ if wants torch; then
   tail -60 "$out/torch_profile.txt"
 fi
 
-wants ncu && step "counters against ncu ($replay replay)"
-metric_names() {  # the metrics a report holds, comma-separated
-  python3 -c 'import json,sys
-r = json.load(open(sys.argv[1]))
-print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' "$1" 2>/dev/null
-}
-for app in $cross_checked; do
-  wants ncu || break
-  timeout 120 $bin profile --replay "$replay" --launch-count all --metrics basic \
-      --json "$reports/$app.json" -- "$apps/$app" \
-      >"$logs/profile_$app.txt" 2>&1
-  names=$(metric_names "$reports/$app.json")
-  [ -n "$names" ] || { note "$app: no counters in the report"; continue; }
-  for run in a b; do
-    timeout 200 ncu --clock-control none --cache-control none --csv --print-units base \
-        --print-kernel-base mangled --metrics "$names" "$apps/$app" >"$reports/$app.$run.csv" 2>/dev/null
-  done
-  python3 scripts/profile_vs_ncu.py "$reports/$app.json" "$reports/$app.a.csv" "$reports/$app.b.csv" \
-      >"$out/ncu_$app.txt" 2>&1
-  note "$app vs ncu: $(tail -1 "$out/ncu_$app.txt")"
-done
+if wants ncu; then
+  step "counters against ncu ($replay replay)"
+  crosscheck_programs "$replay" 200 $cross_checked
+fi
 
 if wants overhead; then
 step "overhead against ncu (same metrics, every launch of many_kernels)"
 [ -f "$reports/many_kernels.json" ] || $bin profile --replay "$replay" --launch-count all \
     --metrics basic --json "$reports/many_kernels.json" -- "$apps/many_kernels" >/dev/null 2>&1
-names=$(metric_names "$reports/many_kernels.json")
+names=$(report_metric_names "$reports/many_kernels.json")
 t0=$(ms)
 $bin profile --replay "$replay" --launch-count all --metrics basic -- "$apps/many_kernels" \
     >/dev/null 2>&1

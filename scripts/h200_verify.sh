@@ -6,9 +6,13 @@
 # of time is said so. Prints a short summary last. From the repository root:
 #   [GPULAB_GIT_SHA=<sha>] [GPULAB_VERIFY_DEADLINE_S=570] [GPULAB_VERIFY_STEPS=...] \
 #     [GPULAB_VERIFY_REPLAYS=kernel,batch] bash scripts/h200_verify.sh LAB[,LAB...]|none [OUT_DIR]
-# GPULAB_VERIFY_STEPS picks the steps after the labs' (default: all but run-all), comma-separated:
+# GPULAB_VERIFY_STEPS picks the steps after the labs', comma-separated (default: selftest,
+# profile-tests, torch, overhead):
 #   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
-#   overhead, run-all (`run --all --diagnose` reports of every lab, for the HTML report).
+#   overhead, ncu-apps (the test programs' counters against ncu's, for each replay mode), run-all
+#   (`run --all --diagnose` reports of every lab, for the HTML report).
+# GPULAB_VERIFY_APPS: the test programs of the ncu-apps step (default: the five that launch
+# kernels of their own without waiting on each other).
 # GPULAB_VERIFY_TESTS: the gtest filter of the profile-tests step (default: every test of gpulab
 # profile and of the range profiler).
 # GPULAB_VERIFY_REPLAYS: the replay modes of `gpulab profile` that the torch and overhead steps
@@ -72,6 +76,15 @@ if wants profile-tests && enough 60 "ProfileGpu tests"; then
       "$(upto 200)"
 fi
 
+if wants ncu-apps; then
+  step "counters of the test programs against ncu"
+  for app in ${GPULAB_VERIFY_APPS:-runtime_launches driver_launch many_kernels streams_copies memory_kinds}; do
+    for replay in ${replays//,/ }; do
+      enough 60 "$app against ncu, $replay replay" && crosscheck_programs "$replay" "$(upto 100)" "$app"
+    done
+  done
+fi
+
 for replay in ${replays//,/ }; do
   wants torch && enough 40 "PyTorch profile, $replay replay" || continue
   step "PyTorch: a transposed copy, a strided slice copy, a sum and a matmul ($replay replay)"
@@ -100,10 +113,7 @@ if wants overhead && enough 60 "overhead"; then
         -- "$apps/many_kernels" >/dev/null 2>&1
     t2=$(ms)
     all[$replay]=$(( t1 - t0 )) first[$replay]=$(( t2 - t1 ))
-    names=$(python3 -c 'import json,sys
-r = json.load(open(sys.argv[1]))
-print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' \
-        "$reports/many_kernels_$replay.json" 2>/dev/null)
+    names=$(report_metric_names "$reports/many_kernels_$replay.json")
   done
   if [[ -n ${names:-} ]] && enough 60 "overhead, ncu"; then
     t0=$(ms)

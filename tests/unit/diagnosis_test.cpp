@@ -362,6 +362,30 @@ TEST(DecisionTree, StallsCostNoMoreThanTheSmHeadroom) {
   EXPECT_EQ(c.run().findings.at(0).id, "mio-throttle");
 }
 
+// What only the SM's headroom bounds follows the compute roof where the kernel is at it (a
+// warp-specialized GEMM's producer warps wait at barriers by design), and leads below it.
+TEST(DecisionTree, AtTheComputeRoofTheRoofLeadsOverWhatItsHeadroomBounds) {
+  Case c;
+  c.kernel.metrics[m::stall_barrier] = 10;  // 50% of 20, capped at the headroom
+  c.kernel.metrics[m::sm_pct] = 88;
+  auto d = c.run();
+  ASSERT_EQ(ids(d), (std::vector<std::string>{"compute-bound", "sync-overhead"}));
+  EXPECT_EQ(d.verdict, "compute-bound");
+  c.kernel.metrics[m::sm_pct] = 70;  // under compute_bound.at_roof_sm_pct: the barriers lead
+  EXPECT_EQ(ids(c.run()), std::vector<std::string>{"sync-overhead"});
+  Thresholds lower;
+  lower.set("compute_bound.at_roof_sm_pct", 65);
+  EXPECT_EQ(c.run(lower).findings.at(0).id, "compute-bound");
+  // A problem the headroom does not bound still leads at the roof, and the roof is dropped.
+  c.kernel.metrics[m::sm_pct] = 88;
+  c.kernel.metrics[m::stall_mio_throttle] = 6;  // 30% of 20 with the barriers' 50%
+  Thresholds mio;
+  mio.set("mio.throttle_share", 0.25);
+  d = c.run(mio);
+  EXPECT_EQ(d.findings.at(0).id, "mio-throttle");
+  EXPECT_FALSE(has(d, "compute-bound"));
+}
+
 TEST(DecisionTree, ComputeBound) {
   Case c;
   c.kernel.metrics[m::sm_pct] = 85;

@@ -77,6 +77,15 @@ TEST(OutsideLabels, ReadsEveryField) {
   EXPECT_NE(e.evidence.find("DRAM throughput"), std::string::npos);
   EXPECT_NE(e.reasoning.find("digit pass"), std::string::npos);
   EXPECT_EQ(e.disagreement, "gpulab says latency-bound");
+  EXPECT_TRUE(e.revised_from.empty());
+
+  const auto revised = parse_labels(
+      document(entry_with("label", R"("memory-bound-below-roof")") +
+               R"(, "revised_from": "memory-bound-at-roof", "revision": "ncu: 0.77 of the roof")"),
+      "labels.json");
+  EXPECT_EQ(revised.front().label, "memory-bound-below-roof");
+  EXPECT_EQ(revised.front().revised_from, "memory-bound-at-roof");
+  EXPECT_EQ(revised.front().revision, "ncu: 0.77 of the roof");
 
   EXPECT_FALSE(parse_labels(document(entry_without("launch")), "l").front().launch.has_value());
   EXPECT_EQ(parse_labels(document(entry_with("label", R"("too-little-work")")), "l").front().label,
@@ -118,6 +127,15 @@ TEST(OutsideLabels, MalformedEntriesAreClearErrors) {
        "labels.json: schema: expected \"gpulab.outside-labels/1\""},
       {R"({"schema": "gpulab.outside-labels/1"})", "labels.json: kernels: expected an array"},
       {R"({"schema": "gpulab.outside-labels/1", "kernels": [)", "labels.json: not valid JSON"},
+      {document(entry_with("revised_from", R"("latency-bound")")),
+       "kernels[0].revision: a revised label names both the label it replaces and the evidence"},
+      {document(entry_with("revision", R"("ncu says so")")),
+       "kernels[0].revised_from: a revised label names both"},
+      {document(entry_with("revised_from", R"("slow")") + R"(, "revision": "ncu says so")"),
+       "kernels[0].revised_from: 'slow' is no finding id"},
+      {document(entry_with("revised_from", R"("memory-bound-at-roof")") +
+                R"(, "revision": "ncu says so")"),
+       "kernels[0].revised_from: the same as the label: nothing was revised"},
   };
   for (const auto& [text, message] : cases)
     EXPECT_NE(parse_error(text).find(message), std::string::npos)
@@ -231,9 +249,11 @@ TEST(OutsideCorpus, LabelFileIsValid) { EXPECT_NO_THROW(load_labels(kCorpusDir +
 // bank conflicts (shared atomics included) where warps wait on the shared-memory pipe three
 // more, and recording PyTorch's and cuBLAS's programs again with library kernels' static
 // attributes (a gemv's waves) one more; judging atomics by the L2 slices' atomic units brings
-// one (an index-add) while a fresh recording loses one to its own spread at the roof threshold
-// (docs/diagnosis.md).
-constexpr int kAgreedAtFirstRecording = 47;
+// one (an index-add) while a fresh recording loses one to its own spread at the roof threshold;
+// reading the labels' roof at the threshold the labs set relabels four kernels that ncu measures
+// under it (docs/diagnosis.md, "The roof in the labels"), and letting the compute roof lead over
+// barrier waits only its headroom bounds brings the TF32 GEMM's two recordings.
+constexpr int kAgreedToday = 53;
 
 TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
   const auto entries = load_labels(kCorpusDir + "/labels.json");
@@ -243,6 +263,7 @@ TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
   std::map<std::string, report::Report> reports;
   report::TextTable table({"kernel", "label", "gpulab", "agrees"}, 4);
   int agreed = 0, unexplained = 0;
+  int revised = 0, agreed_as_first_decided = 0;  // the labels before any revision, scored too
   std::vector<std::string> stale;  // agreeing kernels that still carry a disagreement reason
   for (const auto& e : entries) {
     auto it = reports.find(e.report);
@@ -266,19 +287,28 @@ TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
     }
     if (v.agrees && !e.disagreement.empty()) stale.push_back(v.kernel);
     agreed += v.agrees ? 1 : 0;
-    table.add_row({v.kernel, v.label, v.problem.empty() ? v.principal : "-", result});
+    const std::string first = e.revised_from.empty() ? e.label : e.revised_from;
+    agreed_as_first_decided +=
+        v.problem.empty() &&
+        agrees(first, v.principal == kNoBottleneck ? std::string() : v.principal);
+    revised += e.revised_from.empty() ? 0 : 1;
+    table.add_row({v.kernel, e.revised_from.empty() ? v.label : v.label + " (was " + first + ")",
+                   v.problem.empty() ? v.principal : "-", result});
   }
-  const double share = static_cast<double>(agreed) / static_cast<double>(entries.size());
+  const auto percent = [&](int n) { return 100.0 * n / static_cast<double>(entries.size()); };
   std::cout << table.render()
-            << fmt::format("agreement: {} of {} kernels ({:.0f}%)\n", agreed, entries.size(),
-                           100 * share);
-  // The aim is 90%. Until the tree reaches it, the score may not fall below the first
-  // recording's (docs/diagnosis.md, "What the first recording showed"), and every disagreement
-  // carries the reason the tree gives another answer, written down after the comparison.
-  EXPECT_GE(agreed, kAgreedAtFirstRecording)
-      << "gpulab's principal finding agrees with " << agreed << " of " << entries.size()
-      << " outside labels, fewer than the first recording's " << kAgreedAtFirstRecording
-      << "; the table above lists each";
+            << fmt::format(
+                   "agreement: {} of {} kernels ({:.0f}%); on the labels as first "
+                   "decided, before the {} revised after gpulab's answer was known: {} "
+                   "({:.0f}%)\n",
+                   agreed, entries.size(), percent(agreed), revised, agreed_as_first_decided,
+                   percent(agreed_as_first_decided));
+  // The aim is 90%. The score may not fall below today's (docs/diagnosis.md, "The outside
+  // corpus"), and every disagreement carries the reason the tree gives another answer, written
+  // down after the comparison.
+  EXPECT_GE(agreed, kAgreedToday) << "gpulab's principal finding agrees with " << agreed << " of "
+                                  << entries.size() << " outside labels, fewer than today's "
+                                  << kAgreedToday << "; the table above lists each";
   EXPECT_EQ(unexplained, 0) << unexplained << " disagreements have no reason written down";
   EXPECT_TRUE(stale.empty()) << stale.size() << " kernels agree but keep a disagreement reason, "
                              << "which no longer says why the tree answers as it does: "

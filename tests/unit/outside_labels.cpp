@@ -27,7 +27,9 @@ const std::set<std::string>& known_fields() {
                                                "evidence",
                                                "reasoning",
                                                "decided_before_gpulab",
-                                               "disagreement"};
+                                               "disagreement",
+                                               "revised_from",
+                                               "revision"};
   return fields;
 }
 
@@ -112,6 +114,16 @@ LabelEntry read_entry(const json& j, const std::string& where) {
     r.fail("decided_before_gpulab",
            "a label decided after reading gpulab's diagnosis is no outside evidence");
   e.disagreement = r.optional_text("disagreement");
+  e.revised_from = r.optional_text("revised_from");
+  e.revision = r.optional_text("revision");
+  if (e.revised_from.empty() != e.revision.empty())
+    r.fail(e.revision.empty() ? "revision" : "revised_from",
+           "a revised label names both the label it replaces and the evidence for the change");
+  if (!e.revised_from.empty() && !valid_label(e.revised_from))
+    r.fail("revised_from", fmt::format("'{}' is no finding id, '{}' or '{}'", e.revised_from,
+                                       kNoBottleneck, kTooLittleWork));
+  if (!e.revised_from.empty() && e.revised_from == e.label)
+    r.fail("revised_from", "the same as the label: nothing was revised");
   return e;
 }
 

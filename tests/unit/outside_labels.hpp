@@ -31,6 +31,11 @@ struct LabelEntry {
   std::string evidence;       // ncu's first rule message and the counters behind the label
   std::string reasoning;      // what the algorithm does that makes this the bottleneck
   std::string disagreement;   // why gpulab's answer differs, once known; empty while it agrees
+  // A label changed after gpulab's answer was known, on ncu's evidence: the label as first
+  // decided, and what the change rests on. Empty for a label as first decided. The corpus test
+  // scores both, so that a revision can never quietly raise the score.
+  std::string revised_from;
+  std::string revision;
 };
 
 // Parses a labels document. Throws UsageError naming the place and the problem, e.g.
