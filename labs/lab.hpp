@@ -98,6 +98,10 @@ class LabRun {
     return std::nullopt;
   }
 
+  // What the report must say about how this run was set up, when the lab's numbers would
+  // otherwise mislead (e.g. a lab about several GPUs asked to run on one); usually none.
+  virtual std::vector<std::string> warnings() const { return {}; }
+
   // The kernels `launch(variant)` launches, in order.
   virtual std::vector<KernelLaunch> kernels(const std::string& variant) const = 0;
 

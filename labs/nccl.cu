@@ -83,8 +83,8 @@ __host__ __device__ inline float to_unit(std::uint32_t x) {
 
 // One element per thread, `rounds` dependent steps: 256-thread blocks, many waves; the IMAD pipe
 // is the limit (16 warps per scheduler hide the IMAD's latency).
-__global__ void gradient(const std::uint32_t* __restrict__ x, float* __restrict__ g,
-                         std::size_t n, int rounds) {
+__global__ void gradient(const std::uint32_t* __restrict__ x, float* __restrict__ g, std::size_t n,
+                         int rounds) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   std::uint32_t v = x[i];
@@ -147,14 +147,22 @@ std::vector<NcclVariant> variant_table() {
   };
 }
 
-// Why the lab cannot run here, or empty: NCCL missing, or fewer than two GPUs.
-std::string why_not_here(int& devices) {
+// The GPUs the lab runs on, the first `gpus` visible ones (0: every visible one), or why it
+// cannot run here: NCCL missing, fewer than two GPUs unless one was asked for, or fewer than
+// asked. One GPU runs only when asked: its collectives move nothing between GPUs.
+std::string why_not_here(std::int64_t gpus, int& devices) {
   std::string why;
   if (!nccl_available(why)) return why;
-  GPULAB_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  if (devices < 2)
-    return fmt::format("needs two or more GPUs (collectives between them); this machine has {}",
-                       devices);
+  int visible = 0;
+  GPULAB_CUDA_CHECK(cudaGetDeviceCount(&visible));
+  if (gpus > visible)
+    return fmt::format("gpus={} asks for more GPUs than the {} this machine has", gpus, visible);
+  if (gpus == 0 && visible < 2)
+    return fmt::format(
+        "needs two or more GPUs (collectives between them); this machine has {} "
+        "(gpus=1 runs the lab on one, with nothing to communicate)",
+        visible);
+  devices = gpus == 0 ? visible : static_cast<int>(gpus);
   return "";
 }
 
@@ -166,9 +174,9 @@ struct Rank {
   int device = 0;
   CudaStream compute;
   CudaStream communication;
-  CudaEvent done{cudaEventDisableTiming};        // the variant's last work on this GPU
-  CudaEvent comm_done{cudaEventDisableTiming};   // the communication stream's last work
-  std::vector<CudaEvent> bucket_ready;           // bucket b's gradient is computed
+  CudaEvent done{cudaEventDisableTiming};       // the variant's last work on this GPU
+  CudaEvent comm_done{cudaEventDisableTiming};  // the communication stream's last work
+  std::vector<CudaEvent> bucket_ready;          // bucket b's gradient is computed
   ncclComm_t comm = nullptr;
   DeviceBuffer<std::uint32_t> x;
   DeviceBuffer<float> g, w, w_new;
@@ -188,9 +196,10 @@ class NcclRun final : public LabRun {
           std::uint64_t seed)
       : variants_(variants), n_(n), rounds_(rounds), seed_(seed) {
     if (n_ % static_cast<std::size_t>(devices) != 0)
-      throw UsageError(fmt::format("nccl: elements={} is not a multiple of the {} GPUs (each "
-                                   "GPU's shard of the reduce-scatter must be whole)",
-                                   n_, devices));
+      throw UsageError(
+          fmt::format("nccl: elements={} is not a multiple of the {} GPUs (each "
+                      "GPU's shard of the reduce-scatter must be whole)",
+                      n_, devices));
     for (int b = 0; b < buckets; ++b) {  // the last bucket takes the remainder
       const std::size_t begin = n_ / buckets * b;
       const std::size_t end = b + 1 == buckets ? n_ : n_ / buckets * (b + 1);
@@ -227,6 +236,13 @@ class NcclRun final : public LabRun {
     GPULAB_NCCL_CHECK(ncclCommInitAll(comms.data(), devices, ids.data()));
     for (int d = 0; d < devices; ++d) ranks_[d].comm = comms[d];
     initial_w_ = std::move(w);
+  }
+
+  std::vector<std::string> warnings() const override {
+    if (ranks_.size() > 1) return {};
+    return {
+        "ran on one GPU (gpus=1): its collectives move nothing between GPUs, so their times "
+        "and bandwidths say nothing about the links; the sums are still checked"};
   }
 
   ~NcclRun() override {
@@ -352,8 +368,8 @@ class NcclRun final : public LabRun {
   void gradients(std::size_t begin, std::size_t count) {
     for (auto& r : ranks_) {
       Device current(r.device);
-      gradient<<<blocks_for(count), kBlock, 0, r.compute.get()>>>(r.x.get() + begin,
-                                                                   r.g.get() + begin, count, rounds_);
+      gradient<<<blocks_for(count), kBlock, 0, r.compute.get()>>>(
+          r.x.get() + begin, r.g.get() + begin, count, rounds_);
       GPULAB_CUDA_CHECK_LAUNCH();
     }
   }
@@ -370,8 +386,8 @@ class NcclRun final : public LabRun {
   void launch_serial() {
     gradients(0, n_);
     grouped([&](Rank& r, std::size_t) {
-      GPULAB_NCCL_CHECK(ncclAllReduce(r.g.get(), r.g.get(), n_, ncclFloat, ncclSum, r.comm,
-                                      r.compute.get()));
+      GPULAB_NCCL_CHECK(
+          ncclAllReduce(r.g.get(), r.g.get(), n_, ncclFloat, ncclSum, r.comm, r.compute.get()));
     });
     updates(0, n_);
   }
@@ -387,8 +403,8 @@ class NcclRun final : public LabRun {
       }
       grouped([&](Rank& r, std::size_t) {
         float* g = r.g.get() + bucket.begin;
-        GPULAB_NCCL_CHECK(ncclAllReduce(g, g, bucket.count, ncclFloat, ncclSum, r.comm,
-                                        r.communication.get()));
+        GPULAB_NCCL_CHECK(
+            ncclAllReduce(g, g, bucket.count, ncclFloat, ncclSum, r.comm, r.communication.get()));
       });
     }
     for (auto& r : ranks_) {
@@ -470,13 +486,12 @@ class SkippedRun final : public LabRun {
 std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
                                   std::uint64_t seed) {
   int devices = 0;
-  if (std::string why = why_not_here(devices); !why.empty())
+  if (std::string why = why_not_here(params.at("gpus"), devices); !why.empty())
     return std::make_unique<SkippedRun>(std::move(why));
 #if GPULAB_HAVE_NCCL
-  return std::make_unique<NcclRun>(variants, devices,
-                                   static_cast<std::size_t>(params.at("elements")),
-                                   static_cast<int>(params.at("buckets")),
-                                   static_cast<int>(params.at("rounds")), seed);
+  return std::make_unique<NcclRun>(
+      variants, devices, static_cast<std::size_t>(params.at("elements")),
+      static_cast<int>(params.at("buckets")), static_cast<int>(params.at("rounds")), seed);
 #else
   (void)variants, (void)params, (void)seed;
   return std::make_unique<SkippedRun>("gpulab was built without NCCL");
@@ -498,11 +513,13 @@ std::unique_ptr<Lab> make_lab() {
       "followed by an all-gather moves the same bytes as an all-reduce but lets each GPU update "
       "only its shard of the parameters.";
   spec.params = {
-      {"elements", "gradient floats per GPU (the all-reduce's message size / 4)", 1 << 28,
-       1 << 12, 1 << 30, true},
+      {"elements", "gradient floats per GPU (the all-reduce's message size / 4)", 1 << 28, 1 << 12,
+       1 << 30, true},
       {"buckets", "buckets of the bucketed-overlap variant", 8, 1, 64, false},
       {"rounds", "dependent generator steps per gradient element: the compute's length", 256, 1,
        1 << 16, false},
+      {"gpus", "GPUs to run on, the first ones visible (0: every visible GPU, at least two)", 0, 0,
+       64, false},
   };
   spec.traced = true;
   spec.no_counters =

@@ -202,13 +202,14 @@ Timeline two_gpus() {
     a.name = name;
     return a;
   };
-  return timeline({on(kernel(0, 4, 1), 0, "work"), on(kernel(4, 8, 1), 0, "ncclDevKernel_AllReduce"),
-                   on(kernel(0, 4, 1), 1, "work"), on(kernel(2, 8, 2), 1, "ncclDevKernel_AllReduce")});
+  return timeline(
+      {on(kernel(0, 4, 1), 0, "work"), on(kernel(4, 8, 1), 0, "ncclDevKernel_AllReduce"),
+       on(kernel(0, 4, 1), 1, "work"), on(kernel(2, 8, 2), 1, "ncclDevKernel_AllReduce")});
 }
 
 TEST(Timeline, CommunicationIsMeasuredPerGpuWithTheComputeAlongsideIt) {
   const auto t = two_gpus();
-  EXPECT_DOUBLE_EQ(t.summary.communication_seconds, 5);  // (4 + 6) / 2 GPUs
+  EXPECT_DOUBLE_EQ(t.summary.communication_seconds, 5);             // (4 + 6) / 2 GPUs
   EXPECT_DOUBLE_EQ(t.summary.communication_overlap_fraction, 0.2);  // 2 of 10
   EXPECT_EQ(serial().summary.communication_seconds, 0) << "no NCCL kernel, no communication";
   Report r;
@@ -241,7 +242,8 @@ TEST(Timeline, JsonKeepsEachActivitysDevice) {
   r.lab.name = "nccl";
   r.variants.emplace_back().timeline = two_gpus();
   const auto json = to_json(r);
-  EXPECT_FALSE(json["variants"][0]["timeline"]["activities"][0].contains("device")) << "0: left out";
+  EXPECT_FALSE(json["variants"][0]["timeline"]["activities"][0].contains("device"))
+      << "0: left out";
   const auto back = from_json(json);
   const auto& activities = back.variants.at(0).timeline->activities;
   ASSERT_EQ(activities.size(), 4u);
