@@ -265,6 +265,9 @@ class NcclRun final : public LabRun {
                        reinterpret_cast<const void*>(&gradient), dim3(blocks_for(n)), block});
     };
     const auto collective = [&](std::vector<KernelLaunch>& out, const char* name) {
+      // A communicator of one rank launches no kernel: on the H200, NCCL 2.28's in-place
+      // collectives of one GPU left only the gradient and update kernels in the trace.
+      if (ranks_.size() < 2) return;
       for (const auto& r : ranks_)
         out.push_back({fmt::format("{} GPU {}", name, r.device), nullptr, dim3(), dim3()});
     };

@@ -7,6 +7,7 @@
 
 #include "reports/escape.hpp"
 #include "reports/table.hpp"
+#include "reports/timeline.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {
@@ -17,7 +18,7 @@ constexpr int kChartWidth = 64;
 char symbol(const Activity& a) {
   switch (a.kind) {
     case ActivityKind::kernel:
-      return 'K';
+      return is_communication(a) ? 'C' : 'K';
     case ActivityKind::migration:
       return 'm';
     case ActivityKind::memset:
@@ -184,9 +185,12 @@ std::string timeline_chart(const Timeline& timeline, int width) {
 
   // Lane -> for each cell, the time each symbol covers in it.
   std::map<std::string, std::vector<std::map<char, double>>> lanes;
+  const bool several_devices = names_devices(acts);
   for (const auto& a : acts) {
-    const std::string lane =
-        a.kind == ActivityKind::migration ? "migrations" : fmt::format("stream {}", a.stream);
+    const std::string lane = a.kind == ActivityKind::migration ? "migrations"
+                             : several_devices
+                                 ? fmt::format("GPU {} · stream {}", a.device, a.stream)
+                                 : fmt::format("stream {}", a.stream);
     auto& cells = lanes[lane];
     cells.resize(static_cast<std::size_t>(width));
     const int from = std::clamp(static_cast<int>((a.start - first) / cell), 0, width - 1);
@@ -199,7 +203,7 @@ std::string timeline_chart(const Timeline& timeline, int width) {
     }
   }
   std::size_t label_width = 0;
-  for (const auto& [lane, cells] : lanes) label_width = std::max(label_width, lane.size());
+  for (const auto& [lane, cells] : lanes) label_width = std::max(label_width, display_width(lane));
   std::string out;
   for (const auto& [lane, cells] : lanes) {
     std::string line;
@@ -212,7 +216,8 @@ std::string timeline_chart(const Timeline& timeline, int width) {
                 return a.second < b.second;
               })->first;
     }
-    out += fmt::format("  {:<{}} |{}|\n", lane, label_width, line);
+    out += fmt::format("  {}{} |{}|\n", lane, std::string(label_width - display_width(lane), ' '),
+                       line);
   }
   return out;
 }
@@ -229,10 +234,12 @@ std::string render_timelines(const Report& r, const Style& style) {
   out += "\n";
   for (const auto& v : r.variants) {
     if (!v.timeline) continue;
+    const bool communication = v.timeline->summary.communication_seconds > 0;
     out += fmt::format(
-        "{} ({} from first to last activity; K kernel, > to device, < to host, "
+        "{} ({} from first to last activity; K kernel,{} > to device, < to host, "
         "m migration, = other, . idle)\n",
-        shown(v.name, style), units::seconds(v.timeline->summary.span_seconds));
+        shown(v.name, style), units::seconds(v.timeline->summary.span_seconds),
+        communication ? " C communication (NCCL)," : "");
     out += timeline_chart(*v.timeline, kChartWidth);
   }
   return out + notes(r, style);

@@ -42,18 +42,13 @@ double overlap(const Intervals& a, const Intervals& b) {
   return total;
 }
 
-// NCCL names its kernels nccl...: collectives, which move data between GPUs rather than compute.
-bool communication(const Activity& a) {
-  return a.kind == ActivityKind::kernel && a.name.rfind("nccl", 0) == 0;
-}
-
 // Per GPU: the communication kernels' time and how much of it other kernels ran alongside.
 void summarize_communication(const std::vector<Activity>& activities, TimelineSummary& s) {
   std::map<std::uint32_t, std::pair<Intervals, Intervals>> by_device;  // compute, communication
   for (const auto& a : activities) {
     if (a.kind != ActivityKind::kernel) continue;
     auto& [compute, comm] = by_device[a.device];
-    (communication(a) ? comm : compute).emplace_back(a.start, a.end);
+    (is_communication(a) ? comm : compute).emplace_back(a.start, a.end);
   }
   double comm_total = 0, hidden = 0;
   int devices = 0;
@@ -132,6 +127,15 @@ const TimelineFigure* find_timeline_figure(const std::string& name) {
   auto it = std::find_if(kFigures.begin(), kFigures.end(),
                          [&](const TimelineFigure& f) { return name == f.name; });
   return it == kFigures.end() ? nullptr : &*it;
+}
+
+bool is_communication(const Activity& a) {
+  return a.kind == ActivityKind::kernel && a.name.rfind("nccl", 0) == 0;
+}
+
+bool names_devices(const std::vector<Activity>& activities) {
+  return std::any_of(activities.begin(), activities.end(),
+                     [](const Activity& a) { return a.device != 0; });
 }
 
 TimelineSummary summarize(const Timeline& timeline) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "reports/errors.hpp"
+#include "reports/timeline.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -77,8 +78,7 @@ json trace_events(const Report& report) {
                                             report.device.name, report.subject(), v.name);
     events.push_back(metadata("process_name", pid, std::nullopt, {{"name", process}}));
     events.push_back(metadata("process_sort_index", pid, std::nullopt, {{"sort_index", pid}}));
-    bool several_devices = false;
-    for (const auto& a : v.timeline->activities) several_devices |= a.device != 0;
+    const bool several_devices = names_devices(v.timeline->activities);
     std::set<std::uint32_t> threads;
     for (const auto& a : v.timeline->activities) {
       threads.insert(thread_of(a, several_devices));

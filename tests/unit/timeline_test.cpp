@@ -220,6 +220,19 @@ TEST(Timeline, CommunicationIsMeasuredPerGpuWithTheComputeAlongsideIt) {
   EXPECT_EQ(render_timelines(r).find("communication"), std::string::npos) << "rows shown only then";
 }
 
+// Each GPU's streams get rows of their own (both GPUs' stream ids are 1 and 2 here), and the
+// collectives a symbol of their own.
+TEST(Timeline, ChartOfSeveralGpusNamesEachRowsGpuAndMarksTheCollectives) {
+  const std::string chart = timeline_chart(two_gpus(), 8);
+  EXPECT_NE(chart.find("GPU 0 · stream 1 |KKKKCCCC|"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("GPU 1 · stream 1 |KKKK....|"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("GPU 1 · stream 2 |..CCCCCC|"), std::string::npos) << chart;
+  Report r;
+  r.variants.emplace_back().timeline = two_gpus();
+  EXPECT_NE(render_timelines(r).find("C communication (NCCL)"), std::string::npos);
+  EXPECT_EQ(timeline_chart(serial(), 8).find("GPU"), std::string::npos) << "one GPU: streams";
+}
+
 TEST(Timeline, BusBandwidthFollowsNcclTestsFromTheWorkModel) {
   Report r;
   r.work.collective_bytes = 1e9;
