@@ -11,13 +11,7 @@ out=${1:-${OUT:-/tmp/gpulab-out}}
 source "$(dirname "$0")/h200_common.sh"
 export NCCL_NVLS_ENABLE=0
 started=$(ms)
-finish() {
-  tar czf "$out/logs.tgz" -C "$logs" . 2>/dev/null
-  tar czf "$out/reports.tgz" -C "$reports" . 2>/dev/null
-  { echo "== summary ($(( ($(ms) - started) / 1000 )) s)"; printf '%s\n' "${summary[@]}"; } \
-      | tee "$out/summary.txt"
-}
-trap finish EXIT
+trap pack_and_summarize EXIT
 
 build_gpulab
 gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
