@@ -61,6 +61,7 @@ nlohmann::json labs_json() {
                    {"teaching_point", s.teaching_point},
                    {"params", params},
                    {"traced", s.traced},
+                   {"no_counters", s.no_counters},
                    {"default_warmup", s.default_warmup},
                    {"default_repeat", s.default_repeat},
                    {"variants", variants}});
@@ -82,6 +83,7 @@ std::string labs_text() {
       out += fmt::format("  traced: timed {} times after {} warm-up launches, then one launch "
                          "recorded by the activity tracer\n",
                          s.default_repeat, s.default_warmup);
+    if (!s.no_counters.empty()) out += "  timing only, no counters: " + s.no_counters + "\n";
     report::TextTable table({"  variant", "role", "description"}, 3);
     for (const auto& v : s.variants)
       table.add_row({"  " + v.name, report::to_string(v.role), v.description});

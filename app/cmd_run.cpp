@@ -186,19 +186,26 @@ std::string all_labs_summary(const std::vector<report::Report>& reports, const r
     const auto* base = r.baseline();
     const auto limit = report::lab_limit(r);
     const auto* best = limit.best;
-    int passed = 0, total = 0;
+    int passed = 0, total = 0, skipped = 0;
     for (const auto& v : r.variants) {
-      if (v.status == report::VariantStatus::skipped) continue;
+      if (v.status == report::VariantStatus::skipped) {
+        ++skipped;
+        continue;
+      }
       ++total;
       if (v.check.status == report::CheckStatus::passed) ++passed;
     }
+    const bool base_ran = base && base->status != report::VariantStatus::skipped;
+    std::string checks = fmt::format("{}/{}", passed, total);
+    if (skipped > 0) checks += fmt::format(", {} skipped", skipped);
     table.add_row(
         {r.subject(), base ? base->name : "-",
-         base ? report::units::seconds(base->timing.median) : "-", best ? best->name : "-",
-         best ? report::units::seconds(best->timing.median) : "-",
+         base_ran ? report::units::seconds(base->timing.median)
+         : base   ? "skipped"
+                  : "-",
+         best ? best->name : "-", best ? report::units::seconds(best->timing.median) : "-",
          best && best->speedup > 0 ? report::units::ratio(best->speedup) : "-", limit.text(),
-         report::paint(fmt::format("{}/{}", passed, total),
-                       passed == total ? report::Tone::good : report::Tone::bad, style)});
+         report::paint(checks, passed == total ? report::Tone::good : report::Tone::bad, style)});
   }
   return style.table == report::TableStyle::markdown ? table.render_markdown() : table.render();
 }

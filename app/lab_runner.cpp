@@ -344,6 +344,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   // stream does not synchronize (a pageable copy can return before the data has landed).
   GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
   r.work = run->work();
+  for (auto& w : run->warnings()) r.warnings.push_back(std::move(w));
 
   // A traced lab's variants use streams of their own; the legacy default stream synchronizes
   // with all of them, so events recorded on it bracket the whole variant.
@@ -374,9 +375,13 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   }
   set_speedups(r);
   if (tracer) trace_variants(*tracer, *run, r, settings, stream);
-  if (!metric_names.empty())
+  if (!spec.no_counters.empty()) {  // said in every report, warned of when counters were asked
+    if (!metric_names.empty()) r.warnings.push_back("counters not collected: " + spec.no_counters);
+    for (auto& v : r.variants) v.counters.note = spec.no_counters;
+  } else if (!metric_names.empty()) {
     collect_counters(session, *run, r, metric_names, resolved, spec.traced, graph_launched, stream,
                      flusher);
+  }
   report::derive_all(r);
   report::summarize_timelines(r);
   return r;

@@ -130,6 +130,7 @@ void collect(const CUpti_Activity& record, Collected& out) {
       if (auto* r = add_interval(out, ActivityKind::kernel, k.name ? k.name : "(unnamed)",
                                  k.streamId, k.start, k.end)) {
         r->correlation_id = k.correlationId;
+        r->activity.device = k.deviceId;
         r->registers_per_thread = k.registersPerThread;
         r->static_shared_bytes = k.staticSharedMemory;
         r->local_bytes_per_thread = k.localMemoryPerThread;
@@ -140,6 +141,7 @@ void collect(const CUpti_Activity& record, Collected& out) {
       const auto& c = reinterpret_cast<const CUpti_ActivityMemcpy6&>(record);
       if (auto* r = add_interval(out, ActivityKind::copy, copy_direction(c.copyKind), c.streamId,
                                  c.start, c.end, c.bytes)) {
+        r->activity.device = c.deviceId;
         r->activity.source_memory = memory_kind(c.srcKind);
         r->activity.destination_memory = memory_kind(c.dstKind);
         r->correlation_id = c.correlationId;
@@ -151,6 +153,7 @@ void collect(const CUpti_Activity& record, Collected& out) {
       if (auto* r = add_interval(out, ActivityKind::memset, "memset", m.streamId, m.start, m.end,
                                  m.bytes)) {
         r->activity.destination_memory = memory_kind(m.memoryKind);
+        r->activity.device = m.deviceId;
         r->correlation_id = m.correlationId;
       }
       break;

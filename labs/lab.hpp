@@ -53,6 +53,10 @@ struct LabSpec {
   // events bracket the work of every blocking stream the lab uses), one more launch is
   // recorded by the activity tracer, and counters are collected only when asked for.
   bool traced = false;
+  // Why counters cannot be collected for this lab, when they cannot: kernels that wait for each
+  // other (an NCCL collective waits for its peers on the other GPUs) never finish when replayed
+  // one at a time. Such a lab is timed and traced only; empty for every other lab.
+  std::string no_counters;
   // Launches before and during timing when the command line does not say; variants that take
   // a large part of a second use fewer.
   int default_warmup = 5;
@@ -93,6 +97,10 @@ class LabRun {
     (void)variant;
     return std::nullopt;
   }
+
+  // What the report must say about how this run was set up, when the lab's numbers would
+  // otherwise mislead (e.g. a lab about several GPUs asked to run on one); usually none.
+  virtual std::vector<std::string> warnings() const { return {}; }
 
   // The kernels `launch(variant)` launches, in order.
   virtual std::vector<KernelLaunch> kernels(const std::string& variant) const = 0;

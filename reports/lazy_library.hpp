@@ -116,7 +116,8 @@ using arg_t = typename signature<F>::template arg<I>;
 }  // namespace lazy
 }  // namespace gpulab
 
-// Parameter and argument lists of 1 to 14 parameters (cublasSgemm has 14), typed from F.
+// Parameter and argument lists of 0 to 14 parameters (cublasSgemm has 14), typed from F.
+#define GPULAB_LAZY_P0(F)
 #define GPULAB_LAZY_P1(F) ::gpulab::lazy::arg_t<F, 0> a0
 #define GPULAB_LAZY_P2(F) GPULAB_LAZY_P1(F), ::gpulab::lazy::arg_t<F, 1> a1
 #define GPULAB_LAZY_P3(F) GPULAB_LAZY_P2(F), ::gpulab::lazy::arg_t<F, 2> a2
@@ -131,6 +132,7 @@ using arg_t = typename signature<F>::template arg<I>;
 #define GPULAB_LAZY_P12(F) GPULAB_LAZY_P11(F), ::gpulab::lazy::arg_t<F, 11> a11
 #define GPULAB_LAZY_P13(F) GPULAB_LAZY_P12(F), ::gpulab::lazy::arg_t<F, 12> a12
 #define GPULAB_LAZY_P14(F) GPULAB_LAZY_P13(F), ::gpulab::lazy::arg_t<F, 13> a13
+#define GPULAB_LAZY_A0
 #define GPULAB_LAZY_A1 a0
 #define GPULAB_LAZY_A2 GPULAB_LAZY_A1, a1
 #define GPULAB_LAZY_A3 GPULAB_LAZY_A2, a2

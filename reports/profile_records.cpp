@@ -124,6 +124,7 @@ void read_line(const json& doc, RecordSet& into) {
     t.activity.kind = *kind;
     t.activity.name = r.str_or("name", "");
     t.activity.stream = static_cast<std::uint32_t>(r.integer_or("stream", 0));
+    t.activity.device = static_cast<std::uint32_t>(r.integer_or("device", 0));
     t.activity.bytes = static_cast<std::uint64_t>(r.integer_or("bytes", 0));
     t.activity.source_memory = r.str_or("source_memory", "");
     t.activity.destination_memory = r.str_or("destination_memory", "");
@@ -146,6 +147,7 @@ json activity_json(const TraceRecord& t) {
   const Activity& a = t.activity;
   json out = {{"kind", to_string(a.kind)}, {"name", a.name},      {"stream", a.stream},
               {"bytes", a.bytes},          {"start_ns", t.start}, {"end_ns", t.end}};
+  if (a.device != 0) out["device"] = a.device;
   if (!a.source_memory.empty()) out["source_memory"] = a.source_memory;
   if (!a.destination_memory.empty()) out["destination_memory"] = a.destination_memory;
   if (!a.cause.empty()) out["cause"] = a.cause;

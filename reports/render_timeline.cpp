@@ -7,6 +7,7 @@
 
 #include "reports/escape.hpp"
 #include "reports/table.hpp"
+#include "reports/timeline.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {
@@ -17,7 +18,7 @@ constexpr int kChartWidth = 64;
 char symbol(const Activity& a) {
   switch (a.kind) {
     case ActivityKind::kernel:
-      return 'K';
+      return is_communication(a) ? 'C' : 'K';
     case ActivityKind::migration:
       return 'm';
     case ActivityKind::memset:
@@ -28,10 +29,13 @@ char symbol(const Activity& a) {
   return '?';
 }
 
+// When a row is shown: always, where unified memory played a part, where GPUs communicated.
+enum class Shown { always, unified_memory, communication };
+
 struct Row {
   const char* label;
   std::string (*cell)(const Timeline&);
-  bool unified_memory = false;  // shown only where unified memory played a part
+  Shown when = Shown::always;
 };
 
 std::string fraction_or_dash(double value, bool meaningful) {
@@ -71,21 +75,21 @@ const Row kRows[] = {
        return fmt::format("{} · {}", units::bytes(static_cast<double>(t.summary.on_demand_bytes)),
                           units::percent(t.summary.on_demand_fraction));
      },
-     true},
+     Shown::unified_memory},
     {"migrated host→device",
      [](const Timeline& t) {
        return t.unified_memory.available
                   ? units::bytes(static_cast<double>(t.summary.migrated_htod_bytes))
                   : std::string("not measured");
      },
-     true},
+     Shown::unified_memory},
     {"migrated device→host",
      [](const Timeline& t) {
        return t.unified_memory.available
                   ? units::bytes(static_cast<double>(t.summary.migrated_dtoh_bytes))
                   : std::string("not measured");
      },
-     true},
+     Shown::unified_memory},
     {"GPU page faults",
      [](const Timeline& t) {
        if (!t.unified_memory.available) return std::string("not measured");
@@ -93,7 +97,20 @@ const Row kRows[] = {
                   ? units::count(static_cast<double>(*t.unified_memory.gpu_page_faults))
                   : std::string("not reported");
      },
-     true},
+     Shown::unified_memory},
+    {"communication (NCCL kernels, per GPU)",
+     [](const Timeline& t) { return units::seconds(t.summary.communication_seconds); },
+     Shown::communication},
+    {"communication under compute",
+     [](const Timeline& t) { return units::percent(t.summary.communication_overlap_fraction); },
+     Shown::communication},
+    {"bus bandwidth (algorithm)",
+     [](const Timeline& t) {
+       if (t.summary.bus_bandwidth <= 0) return std::string("-");
+       return fmt::format("{} ({})", units::bandwidth(t.summary.bus_bandwidth),
+                          units::bandwidth(t.summary.algorithm_bandwidth));
+     },
+     Shown::communication},
 };
 
 std::string render(const TextTable& table, const Style& style) {
@@ -112,16 +129,18 @@ bool shows_unified_memory(const Timeline& t) {
 std::string figures_table(const Report& r, const Style& style) {
   std::vector<std::string> head{"timeline"};
   std::vector<const Timeline*> columns;
-  bool unified_memory = false;
+  bool unified_memory = false, communication = false;
   for (const auto& v : r.variants)
     if (v.timeline) {
       head.push_back(shown(v.name, style));
       columns.push_back(&*v.timeline);
       unified_memory = unified_memory || shows_unified_memory(*v.timeline);
+      communication = communication || v.timeline->summary.communication_seconds > 0;
     }
   TextTable table(head);
   for (const auto& row : kRows) {
-    if (row.unified_memory && !unified_memory) continue;
+    if (row.when == Shown::unified_memory && !unified_memory) continue;
+    if (row.when == Shown::communication && !communication) continue;
     std::vector<std::string> cells{row.label};
     for (const auto* t : columns) cells.push_back(row.cell(*t));
     table.add_row(cells);
@@ -166,9 +185,12 @@ std::string timeline_chart(const Timeline& timeline, int width) {
 
   // Lane -> for each cell, the time each symbol covers in it.
   std::map<std::string, std::vector<std::map<char, double>>> lanes;
+  const bool several_devices = names_devices(acts);
   for (const auto& a : acts) {
-    const std::string lane =
-        a.kind == ActivityKind::migration ? "migrations" : fmt::format("stream {}", a.stream);
+    const std::string lane = a.kind == ActivityKind::migration ? "migrations"
+                             : several_devices
+                                 ? fmt::format("GPU {} · stream {}", a.device, a.stream)
+                                 : fmt::format("stream {}", a.stream);
     auto& cells = lanes[lane];
     cells.resize(static_cast<std::size_t>(width));
     const int from = std::clamp(static_cast<int>((a.start - first) / cell), 0, width - 1);
@@ -181,7 +203,7 @@ std::string timeline_chart(const Timeline& timeline, int width) {
     }
   }
   std::size_t label_width = 0;
-  for (const auto& [lane, cells] : lanes) label_width = std::max(label_width, lane.size());
+  for (const auto& [lane, cells] : lanes) label_width = std::max(label_width, display_width(lane));
   std::string out;
   for (const auto& [lane, cells] : lanes) {
     std::string line;
@@ -194,7 +216,8 @@ std::string timeline_chart(const Timeline& timeline, int width) {
                 return a.second < b.second;
               })->first;
     }
-    out += fmt::format("  {:<{}} |{}|\n", lane, label_width, line);
+    out += fmt::format("  {}{} |{}|\n", lane, std::string(label_width - display_width(lane), ' '),
+                       line);
   }
   return out;
 }
@@ -211,10 +234,12 @@ std::string render_timelines(const Report& r, const Style& style) {
   out += "\n";
   for (const auto& v : r.variants) {
     if (!v.timeline) continue;
+    const bool communication = v.timeline->summary.communication_seconds > 0;
     out += fmt::format(
-        "{} ({} from first to last activity; K kernel, > to device, < to host, "
+        "{} ({} from first to last activity; K kernel,{} > to device, < to host, "
         "m migration, = other, . idle)\n",
-        shown(v.name, style), units::seconds(v.timeline->summary.span_seconds));
+        shown(v.name, style), units::seconds(v.timeline->summary.span_seconds),
+        communication ? " C communication (NCCL)," : "");
     out += timeline_chart(*v.timeline, kChartWidth);
   }
   return out + notes(r, style);

@@ -61,6 +61,10 @@ struct WorkModel {
   double bytes_read = 0;     // fewest DRAM bytes the computation must read
   double bytes_written = 0;  // fewest DRAM bytes it must write
   double flops = 0;
+  // A collective across GPUs (the nccl lab): the bytes each GPU contributes to it, as nccl-tests
+  // count them (the message size), and how many GPUs take part. 0 when there is none.
+  double collective_bytes = 0;
+  int ranks = 0;
   double bytes() const { return bytes_read + bytes_written; }
 };
 
@@ -180,6 +184,7 @@ struct Activity {
   std::string name;          // kernel: function name; copy and migration: "HtoD", "DtoH", "DtoD",
                              // "HtoH", "PtoP"; memset: "memset"
   std::uint32_t stream = 0;  // CUDA stream id (0 for migrations, which belong to no stream)
+  std::uint32_t device = 0;  // the GPU it ran on (CUDA device index); stream ids are per device
   double start = 0;          // seconds since the trace's first activity began
   double end = 0;
   std::uint64_t bytes = 0;   // copies, memsets, migrations
@@ -227,6 +232,14 @@ struct TimelineSummary {
   std::uint64_t migrated_dtoh_bytes = 0;
   std::uint64_t on_demand_bytes = 0;
   std::vector<CopyRate> rates;
+  // Communication kernels (NCCL's, named nccl*), per GPU: the mean over the GPUs of the union of
+  // their intervals, the share of that time other kernels of the same GPU ran alongside, and,
+  // where the work model names a collective, its bandwidth over that time as nccl-tests define
+  // it (algorithm: bytes / time; bus: algorithm x 2 (ranks - 1) / ranks, what each link carried).
+  double communication_seconds = 0;
+  double communication_overlap_fraction = 0;
+  double algorithm_bandwidth = 0;  // B/s
+  double bus_bandwidth = 0;        // B/s
 };
 
 struct Timeline {

@@ -16,7 +16,12 @@ namespace {
 // ---- writing ---------------------------------------------------------------------------------
 
 json work_json(const WorkModel& w) {
-  return {{"bytes_read", w.bytes_read}, {"bytes_written", w.bytes_written}, {"flops", w.flops}};
+  json out = {{"bytes_read", w.bytes_read}, {"bytes_written", w.bytes_written}, {"flops", w.flops}};
+  if (w.collective_bytes > 0) {
+    out["collective_bytes"] = w.collective_bytes;
+    out["ranks"] = w.ranks;
+  }
+  return out;
 }
 
 // Derived from the kernels' diagnoses when written; not read back (the diagnosis is redone).
@@ -138,7 +143,10 @@ std::string json_problem(const json::exception& e) {
 }
 
 WorkModel read_work(const Reader& w) {
-  return {w.num_or("bytes_read", 0), w.num_or("bytes_written", 0), w.num_or("flops", 0)};
+  WorkModel m{w.num_or("bytes_read", 0), w.num_or("bytes_written", 0), w.num_or("flops", 0)};
+  m.collective_bytes = w.num_or("collective_bytes", 0);
+  m.ranks = static_cast<int>(w.count_or("ranks", 0));
+  return m;
 }
 
 DeviceInfo read_device(const Reader& r) {

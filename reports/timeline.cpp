@@ -42,6 +42,28 @@ double overlap(const Intervals& a, const Intervals& b) {
   return total;
 }
 
+// Per GPU: the communication kernels' time and how much of it other kernels ran alongside.
+void summarize_communication(const std::vector<Activity>& activities, TimelineSummary& s) {
+  std::map<std::uint32_t, std::pair<Intervals, Intervals>> by_device;  // compute, communication
+  for (const auto& a : activities) {
+    if (a.kind != ActivityKind::kernel) continue;
+    auto& [compute, comm] = by_device[a.device];
+    (is_communication(a) ? comm : compute).emplace_back(a.start, a.end);
+  }
+  double comm_total = 0, hidden = 0;
+  int devices = 0;
+  for (auto& [device, sets] : by_device) {
+    const Intervals comm = merged(std::move(sets.second));
+    if (comm.empty()) continue;
+    ++devices;
+    comm_total += length(comm);
+    hidden += overlap(merged(std::move(sets.first)), comm);
+  }
+  if (devices == 0 || comm_total <= 0) return;
+  s.communication_seconds = comm_total / devices;
+  s.communication_overlap_fraction = hidden / comm_total;
+}
+
 bool on_demand(const Activity& a) {
   return a.kind == ActivityKind::migration && a.cause == "on-demand";
 }
@@ -107,6 +129,15 @@ const TimelineFigure* find_timeline_figure(const std::string& name) {
   return it == kFigures.end() ? nullptr : &*it;
 }
 
+bool is_communication(const Activity& a) {
+  return a.kind == ActivityKind::kernel && a.name.rfind("nccl", 0) == 0;
+}
+
+bool names_devices(const std::vector<Activity>& activities) {
+  return std::any_of(activities.begin(), activities.end(),
+                     [](const Activity& a) { return a.device != 0; });
+}
+
 TimelineSummary summarize(const Timeline& timeline) {
   TimelineSummary s;
   const auto& activities = timeline.activities;
@@ -153,12 +184,20 @@ TimelineSummary summarize(const Timeline& timeline) {
     s.on_demand_fraction = s.on_demand_seconds / s.span_seconds;
   }
   s.rates = copy_rates(activities);
+  summarize_communication(activities, s);
   return s;
 }
 
 void summarize_timelines(Report& report) {
-  for (auto& v : report.variants)
-    if (v.timeline) v.timeline->summary = summarize(*v.timeline);
+  for (auto& v : report.variants) {
+    if (!v.timeline) continue;
+    TimelineSummary& s = v.timeline->summary = summarize(*v.timeline);
+    const WorkModel& work = report.work_of(v);
+    if (work.collective_bytes > 0 && work.ranks > 0 && s.communication_seconds > 0) {
+      s.algorithm_bandwidth = work.collective_bytes / s.communication_seconds;
+      s.bus_bandwidth = s.algorithm_bandwidth * 2.0 * (work.ranks - 1) / work.ranks;
+    }
+  }
 }
 
 }  // namespace gpulab::report

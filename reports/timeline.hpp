@@ -21,6 +21,14 @@ struct TimelineFigure {
 const std::vector<TimelineFigure>& timeline_figures();
 const TimelineFigure* find_timeline_figure(const std::string& name);
 
+// Communication: a kernel of NCCL's (named nccl...), which moves data between GPUs rather than
+// computing.
+bool is_communication(const Activity& a);
+
+// Whether a timeline's rows must name their GPU: some activity ran on a GPU other than the
+// first (stream ids are per GPU, so two GPUs' streams may share one).
+bool names_devices(const std::vector<Activity>& activities);
+
 // Transfers are copies, memsets and migrations a program asked for (prefetches, evictions);
 // on-demand migrations (a page fault made the driver move the page) are counted on their own,
 // because the kernel that faulted waits on them rather than overlapping them.

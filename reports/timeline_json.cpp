@@ -12,6 +12,7 @@ json activity_json(const Activity& a) {
               {"stream", a.stream},
               {"start", a.start},
               {"end", a.end}};
+  if (a.device != 0) out["device"] = a.device;
   if (a.kind != ActivityKind::kernel) out["bytes"] = a.bytes;
   if (!a.source_memory.empty()) out["source_memory"] = a.source_memory;
   if (!a.destination_memory.empty()) out["destination_memory"] = a.destination_memory;
@@ -44,6 +45,10 @@ json summary_json(const TimelineSummary& s) {
           {"migrated_htod_bytes", s.migrated_htod_bytes},
           {"migrated_dtoh_bytes", s.migrated_dtoh_bytes},
           {"on_demand_bytes", s.on_demand_bytes},
+          {"communication_seconds", s.communication_seconds},
+          {"communication_overlap_fraction", s.communication_overlap_fraction},
+          {"algorithm_bandwidth", s.algorithm_bandwidth},
+          {"bus_bandwidth", s.bus_bandwidth},
           {"copy_rates", std::move(rates)}};
 }
 
@@ -53,6 +58,7 @@ Activity read_activity(const Reader& r) {
                                     "kernel, copy, memset, migration");
   a.name = r.str("name");
   a.stream = static_cast<std::uint32_t>(r.integer_or("stream", 0));
+  a.device = static_cast<std::uint32_t>(r.count_or("device", 0));
   a.start = r.num("start");
   a.end = r.num("end");
   if (a.end < a.start) Reader::fail(r.where() + ".end", "ends before it starts");

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "reports/errors.hpp"
+#include "reports/timeline.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -23,13 +24,24 @@ const char* category(ActivityKind kind) {
   return "other";
 }
 
-std::uint32_t thread_of(const Activity& a) {
-  return a.kind == ActivityKind::migration ? kMigrationThread : a.stream;
+// Stream ids are per device: on a timeline of several GPUs a row is a (device, stream) pair.
+constexpr std::uint32_t kDeviceStride = 1u << 20;
+
+std::uint32_t thread_of(const Activity& a, bool several_devices) {
+  if (a.kind == ActivityKind::migration) return kMigrationThread;
+  return several_devices ? a.device * kDeviceStride + a.stream : a.stream;
+}
+
+std::string thread_name(std::uint32_t tid, bool several_devices) {
+  if (tid == kMigrationThread) return "unified memory";
+  if (!several_devices) return fmt::format("stream {}", tid);
+  return fmt::format("GPU {} · stream {}", tid / kDeviceStride, tid % kDeviceStride);
 }
 
 json args_of(const Activity& a) {
   json args = json::object();
   if (a.kind != ActivityKind::migration) args["stream"] = a.stream;
+  if (a.device != 0) args["device"] = a.device;
   if (a.kind != ActivityKind::kernel) args["bytes"] = a.bytes;
   if (!a.source_memory.empty()) args["source_memory"] = a.source_memory;
   if (!a.destination_memory.empty()) args["destination_memory"] = a.destination_memory;
@@ -66,22 +78,22 @@ json trace_events(const Report& report) {
                                             report.device.name, report.subject(), v.name);
     events.push_back(metadata("process_name", pid, std::nullopt, {{"name", process}}));
     events.push_back(metadata("process_sort_index", pid, std::nullopt, {{"sort_index", pid}}));
+    const bool several_devices = names_devices(v.timeline->activities);
     std::set<std::uint32_t> threads;
     for (const auto& a : v.timeline->activities) {
-      threads.insert(thread_of(a));
+      threads.insert(thread_of(a, several_devices));
       events.push_back({{"ph", "X"},
                         {"cat", category(a.kind)},
                         {"name", event_name(a)},
                         {"pid", pid},
-                        {"tid", thread_of(a)},
+                        {"tid", thread_of(a, several_devices)},
                         {"ts", a.start * kMicroseconds},
                         {"dur", (a.end - a.start) * kMicroseconds},
                         {"args", args_of(a)}});
     }
     for (const auto tid : threads) {
-      const std::string name = tid == kMigrationThread ? std::string("unified memory")
-                                                       : fmt::format("stream {}", tid);
-      events.push_back(metadata("thread_name", pid, tid, {{"name", name}}));
+      events.push_back(
+          metadata("thread_name", pid, tid, {{"name", thread_name(tid, several_devices)}}));
       // Streams in id order, migrations last.
       events.push_back(metadata("thread_sort_index", pid, tid,
                                 {{"sort_index", tid == kMigrationThread ? 1 << 30 : int(tid)}}));

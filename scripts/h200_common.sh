@@ -1,7 +1,7 @@
 # What the GPU-machine scripts share: sourced by the h200_*.sh scripts after they set `out`.
 # Sets logs, reports, build and bin; note() collects summary lines, step() heads a section, ms()
-# reads a millisecond clock, build_gpulab() configures and builds (or exits; GPULAB_BIN skips it),
-# lab_test_filter() and gpu_tests() select and run GPU tests, report_metric_names() lists a
+# reads a millisecond clock, pack_and_summarize() ends a call, build_gpulab() configures and
+# builds (or exits; GPULAB_BIN skips it), lab_test_filter() and gpu_tests() select and run GPU tests, report_metric_names() lists a
 # report's metrics, crosscheck_programs() compares `gpulab profile` with ncu on test programs.
 mkdir -p "$out"
 logs=$(mktemp -d)
@@ -14,6 +14,15 @@ summary=()
 note() { summary+=("$1"); echo "== $1"; }
 step() { echo; echo "== $*"; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# On exit (`trap pack_and_summarize EXIT`, with `started=$(ms)` set): packs the logs and reports
+# into OUT_DIR (logs.tgz, reports.tgz) and prints the summary last, also into summary.txt.
+pack_and_summarize() {
+  tar czf "$out/logs.tgz" -C "$logs" . 2>/dev/null
+  tar czf "$out/reports.tgz" -C "$reports" . 2>/dev/null
+  { echo "== summary ($(( ($(ms) - started) / 1000 )) s)"; printf '%s\n' "${summary[@]}"; } \
+      | tee "$out/summary.txt"
+}
 
 # The gtest filter of the named labs' GPU tests: suite names are the lab names in CamelCase
 # (streams -> StreamsGpu.*). lab_test_filter LAB[,LAB...]

@@ -34,13 +34,7 @@ left_s() { echo $(( deadline_s - 15 - ($(ms) - started) / 1000 )); }
 upto() { local left; left=$(left_s); echo $(( $1 < left ? $1 : (left > 1 ? left : 1) )); }
 # Runs a step only with at least $1 seconds left: `enough 60 "name" || skip`.
 enough() { (( $(left_s) >= $1 )) || { note "$2: not run ($(left_s) s left)"; return 1; }; }
-finish() {
-  tar czf "$out/logs.tgz" -C "$logs" . 2>/dev/null
-  tar czf "$out/reports.tgz" -C "$reports" . 2>/dev/null
-  { echo "== summary ($(( ($(ms) - started) / 1000 )) s)"; printf '%s\n' "${summary[@]}"; } \
-      | tee "$out/summary.txt"
-}
-trap finish EXIT
+trap pack_and_summarize EXIT
 
 build_gpulab
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"

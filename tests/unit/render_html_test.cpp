@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <regex>
+#include <set>
+#include <string>
 
 #include "reports/compare.hpp"
 #include "reports/errors.hpp"
@@ -188,6 +190,29 @@ TEST(TraceEvents, StreamsTimelineInPerfettosFields) {
   EXPECT_EQ(complete, activities);
   EXPECT_GE(process_names, 1u);
   EXPECT_GE(thread_names, process_names);
+}
+
+// Stream ids are per GPU: with activities on two GPUs, each row is a (GPU, stream) pair.
+TEST(TraceEvents, SeveralGpusGetARowPerGpuAndStream) {
+  Report r;
+  r.lab.name = "nccl";
+  auto& t = r.variants.emplace_back().timeline.emplace();
+  for (std::uint32_t device : {0u, 1u}) {
+    Activity& a = t.activities.emplace_back();
+    a.name = "ncclDevKernel_AllReduce";
+    a.stream = 13;
+    a.device = device;
+    a.end = 1e-3;
+  }
+  const auto trace = trace_events(r);
+  std::set<std::string> rows;
+  std::set<std::uint64_t> tids;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["name"] == "thread_name") rows.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "X") tids.insert(e["tid"].get<std::uint64_t>());
+  }
+  EXPECT_EQ(rows, (std::set<std::string>{"GPU 0 · stream 13", "GPU 1 · stream 13"}));
+  EXPECT_EQ(tids.size(), 2u);
 }
 
 TEST(TraceEvents, AReportWithoutATimelineIsAUsageError) {

@@ -193,6 +193,78 @@ TEST(Timeline, JsonRoundTripKeepsActivitiesAndDerivesTheSummaryAgain) {
   EXPECT_EQ(t.diagnosis->verdict, v.timeline->diagnosis->verdict);
 }
 
+// Two GPUs, a compute kernel and an NCCL kernel each:
+//   GPU 0: work [0,4)  nccl [4,8)   nothing alongside the collective
+//   GPU 1: work [0,4)  nccl [2,8)   2 of its 6 under compute
+Timeline two_gpus() {
+  auto on = [](Activity a, std::uint32_t device, const char* name) {
+    a.device = device;
+    a.name = name;
+    return a;
+  };
+  return timeline(
+      {on(kernel(0, 4, 1), 0, "work"), on(kernel(4, 8, 1), 0, "ncclDevKernel_AllReduce"),
+       on(kernel(0, 4, 1), 1, "work"), on(kernel(2, 8, 2), 1, "ncclDevKernel_AllReduce")});
+}
+
+TEST(Timeline, CommunicationIsMeasuredPerGpuWithTheComputeAlongsideIt) {
+  const auto t = two_gpus();
+  EXPECT_DOUBLE_EQ(t.summary.communication_seconds, 5);             // (4 + 6) / 2 GPUs
+  EXPECT_DOUBLE_EQ(t.summary.communication_overlap_fraction, 0.2);  // 2 of 10
+  EXPECT_EQ(serial().summary.communication_seconds, 0) << "no NCCL kernel, no communication";
+  Report r;
+  r.variants.emplace_back().timeline = t;
+  const std::string text = render_timelines(r);
+  EXPECT_NE(text.find("communication under compute"), std::string::npos) << text;
+  r.variants.front().timeline = serial();
+  EXPECT_EQ(render_timelines(r).find("communication"), std::string::npos) << "rows shown only then";
+}
+
+// Each GPU's streams get rows of their own (both GPUs' stream ids are 1 and 2 here), and the
+// collectives a symbol of their own.
+TEST(Timeline, ChartOfSeveralGpusNamesEachRowsGpuAndMarksTheCollectives) {
+  const std::string chart = timeline_chart(two_gpus(), 8);
+  EXPECT_NE(chart.find("GPU 0 · stream 1 |KKKKCCCC|"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("GPU 1 · stream 1 |KKKK....|"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("GPU 1 · stream 2 |..CCCCCC|"), std::string::npos) << chart;
+  Report r;
+  r.variants.emplace_back().timeline = two_gpus();
+  EXPECT_NE(render_timelines(r).find("C communication (NCCL)"), std::string::npos);
+  EXPECT_EQ(timeline_chart(serial(), 8).find("GPU"), std::string::npos) << "one GPU: streams";
+}
+
+TEST(Timeline, BusBandwidthFollowsNcclTestsFromTheWorkModel) {
+  Report r;
+  r.work.collective_bytes = 1e9;
+  for (int ranks : {2, 4}) {
+    r.work.ranks = ranks;
+    auto& v = r.variants.emplace_back();
+    v.timeline = two_gpus();
+    summarize_timelines(r);
+    const auto& s = r.variants.back().timeline->summary;
+    EXPECT_DOUBLE_EQ(s.algorithm_bandwidth, 2e8) << ranks;  // 1e9 B over 5 s
+    EXPECT_DOUBLE_EQ(s.bus_bandwidth, 2e8 * 2 * (ranks - 1) / ranks) << ranks;
+  }
+  r.work.collective_bytes = 0;
+  summarize_timelines(r);
+  EXPECT_EQ(r.variants.front().timeline->summary.bus_bandwidth, 0) << "no collective, no bandwidth";
+}
+
+TEST(Timeline, JsonKeepsEachActivitysDevice) {
+  Report r;
+  r.lab.name = "nccl";
+  r.variants.emplace_back().timeline = two_gpus();
+  const auto json = to_json(r);
+  EXPECT_FALSE(json["variants"][0]["timeline"]["activities"][0].contains("device"))
+      << "0: left out";
+  const auto back = from_json(json);
+  const auto& activities = back.variants.at(0).timeline->activities;
+  ASSERT_EQ(activities.size(), 4u);
+  int on_gpu_1 = 0;
+  for (const auto& a : activities) on_gpu_1 += a.device == 1;
+  EXPECT_EQ(on_gpu_1, 2);
+}
+
 TEST(Timeline, JsonRejectsAnActivityThatEndsBeforeItStarts) {
   Report r;
   r.device.name = "test";
