@@ -14,6 +14,7 @@
 #include "reports/metric_catalogue.hpp"
 #include "reports/roofline.hpp"
 #include "reports/svg_chart.hpp"
+#include "reports/timeline.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {
@@ -47,7 +48,7 @@ svg .roof { stroke: #cf222e; stroke-width: 2; fill: none; }
 svg .roof.compute { stroke: #1a7f37; } svg .point { fill: #0969da; stroke: #fff; }
 svg .point.model { fill: #fff; stroke: #0969da; stroke-width: 2; }
 svg .kernel { fill: #0969da; } svg .copy { fill: #bf8700; } svg .memset { fill: #8c959f; }
-svg .migration { fill: #cf222e; } svg .small { font-size: 10px; fill: #57606a; }
+svg .migration { fill: #cf222e; } svg .communication { fill: #8250df; } svg .small { font-size: 10px; fill: #57606a; }
 @media print { details { break-inside: avoid; } details:not([open]) > *:not(summary) { display: block; } }
 )";
 
@@ -319,13 +320,10 @@ std::string kernel_html(const Kernel& k, std::size_t launches) {
 // One row per stream (and one for migrations), time along x.
 std::string gantt(const Timeline& t, const std::string& variant) {
   if (t.activities.empty()) return "";
-  std::vector<std::uint32_t> rows;
-  std::set<std::uint32_t> seen;
-  for (const auto& a : t.activities) {
-    const std::uint32_t row = a.kind == ActivityKind::migration ? 0xFFFFFFFF : a.stream;
-    if (seen.insert(row).second) rows.push_back(row);
-  }
-  std::sort(rows.begin(), rows.end());
+  std::set<TimelineRow> distinct;
+  for (const auto& a : t.activities) distinct.insert(row_of(a));
+  const std::vector<TimelineRow> rows(distinct.begin(), distinct.end());
+  const bool name_devices = names_devices(t.activities);
   double span = 0;
   for (const auto& a : t.activities) span = std::max(span, a.end);
   const double left = 110, right = 960, row_h = 26, top = 8;
@@ -337,19 +335,16 @@ std::string gantt(const Timeline& t, const std::string& variant) {
     out += svg::text(x.map(tick), height - 14, units::seconds(tick), "small", "middle");
   }
   for (std::size_t i = 0; i < rows.size(); ++i)
-    out += svg::text(left - 8, top + i * row_h + 16,
-                     rows[i] == 0xFFFFFFFF ? "unified memory" : fmt::format("stream {}", rows[i]),
-                     "", "end");
+    out += svg::text(left - 8, top + i * row_h + 16, row_label(rows[i], name_devices), "", "end");
   for (const auto& a : t.activities) {
-    const std::uint32_t row = a.kind == ActivityKind::migration ? 0xFFFFFFFF : a.stream;
-    const auto i = std::find(rows.begin(), rows.end(), row) - rows.begin();
+    const auto i = std::lower_bound(rows.begin(), rows.end(), row_of(a)) - rows.begin();
     std::string tip = fmt::format("{} {}: {} from {}", to_string(a.kind), a.name,
                                   units::seconds(a.end - a.start), units::seconds(a.start));
     if (a.kind != ActivityKind::kernel) tip += ", " + units::bytes(double(a.bytes));
     if (!a.source_memory.empty()) tip += ", " + a.source_memory + "→" + a.destination_memory;
     if (!a.cause.empty()) tip += ", " + a.cause;
     out += svg::rect(x.map(a.start), top + i * row_h, x.map(a.end) - x.map(a.start), row_h - 8,
-                     to_string(a.kind), tip);
+                     is_communication(a) ? "communication" : to_string(a.kind), tip);
   }
   return out + svg::close();
 }
@@ -357,13 +352,22 @@ std::string gantt(const Timeline& t, const std::string& variant) {
 std::string timeline_html(const Timeline& t, const std::string& variant) {
   const auto& s = t.summary;
   std::string out = "<figure class=\"gantt\">\n" + gantt(t, variant);
+  const bool communication = s.communication_seconds > 0;
   out += fmt::format(
-      "<figcaption>Blue: kernels, amber: copies, gray: memsets, red: unified-memory migrations. "
-      "Span {}, {} kernels; kernels overlapping transfers {} of the span, GPU idle {}, exposed "
-      "transfers {}, on-demand migrations {}.</figcaption>\n</figure>\n",
+      "<figcaption>Blue: kernels, {}amber: copies, gray: memsets, red: unified-memory "
+      "migrations. Span {}, {} kernels; kernels overlapping transfers {} of the span, GPU idle "
+      "{}, exposed transfers {}, on-demand migrations {}.",
+      communication ? "purple: NCCL's kernels (communication), " : "",
       units::seconds(s.span_seconds), s.kernels, units::percent(s.overlap_fraction),
       units::percent(s.idle_fraction), units::percent(s.exposed_transfer_fraction),
       units::percent(s.on_demand_fraction));
+  if (communication)
+    out += fmt::format(" Communication {} per GPU, {} of it under compute{}.",
+                       units::seconds(s.communication_seconds),
+                       units::percent(s.communication_overlap_fraction),
+                       s.bus_bandwidth > 0 ? ", bus bandwidth " + units::bandwidth(s.bus_bandwidth)
+                                           : std::string());
+  out += "</figcaption>\n</figure>\n";
   if (t.diagnosis) out += diagnosis_html(*t.diagnosis);
   return out;
 }

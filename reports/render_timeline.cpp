@@ -183,15 +183,10 @@ std::string timeline_chart(const Timeline& timeline, int width) {
   const double cell = (last - first) / width;
   if (cell <= 0) return "";
 
-  // Lane -> for each cell, the time each symbol covers in it.
-  std::map<std::string, std::vector<std::map<char, double>>> lanes;
-  const bool several_devices = names_devices(acts);
+  // Row -> for each cell, the time each symbol covers in it.
+  std::map<TimelineRow, std::vector<std::map<char, double>>> lanes;
   for (const auto& a : acts) {
-    const std::string lane = a.kind == ActivityKind::migration ? "migrations"
-                             : several_devices
-                                 ? fmt::format("GPU {} · stream {}", a.device, a.stream)
-                                 : fmt::format("stream {}", a.stream);
-    auto& cells = lanes[lane];
+    auto& cells = lanes[row_of(a)];
     cells.resize(static_cast<std::size_t>(width));
     const int from = std::clamp(static_cast<int>((a.start - first) / cell), 0, width - 1);
     const int to = std::clamp(static_cast<int>((a.end - first) / cell), 0, width - 1);
@@ -202,10 +197,13 @@ std::string timeline_chart(const Timeline& timeline, int width) {
         cells[static_cast<std::size_t>(i)][symbol(a)] += std::max(covered, 0.0);
     }
   }
+  const bool name_devices = names_devices(acts);
   std::size_t label_width = 0;
-  for (const auto& [lane, cells] : lanes) label_width = std::max(label_width, display_width(lane));
+  for (const auto& [row, cells] : lanes)
+    label_width = std::max(label_width, display_width(row_label(row, name_devices)));
   std::string out;
-  for (const auto& [lane, cells] : lanes) {
+  for (const auto& [row, cells] : lanes) {
+    const std::string lane = row_label(row, name_devices);
     std::string line;
     for (const auto& c : cells) {
       if (c.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace gpulab::report {
@@ -136,6 +137,23 @@ bool is_communication(const Activity& a) {
 bool names_devices(const std::vector<Activity>& activities) {
   return std::any_of(activities.begin(), activities.end(),
                      [](const Activity& a) { return a.device != 0; });
+}
+
+TimelineRow row_of(const Activity& a) {
+  if (a.kind == ActivityKind::migration) return {0, 0, true};
+  return {a.device, a.stream, false};
+}
+
+bool operator<(const TimelineRow& a, const TimelineRow& b) {
+  return std::tie(a.migrations, a.device, a.stream) < std::tie(b.migrations, b.device, b.stream);
+}
+
+bool operator==(const TimelineRow& a, const TimelineRow& b) { return !(a < b) && !(b < a); }
+
+std::string row_label(const TimelineRow& row, bool name_devices) {
+  if (row.migrations) return "unified memory";
+  if (!name_devices) return "stream " + std::to_string(row.stream);
+  return "GPU " + std::to_string(row.device) + " · stream " + std::to_string(row.stream);
 }
 
 TimelineSummary summarize(const Timeline& timeline) {

@@ -4,6 +4,7 @@
 // (cupti/activity_tracer.hpp) records the activities.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,20 @@ bool is_communication(const Activity& a);
 // Whether a timeline's rows must name their GPU: some activity ran on a GPU other than the
 // first (stream ids are per GPU, so two GPUs' streams may share one).
 bool names_devices(const std::vector<Activity>& activities);
+
+// The row an activity is drawn in, by the text chart, the HTML chart and the trace alike: its
+// GPU's stream, or the one row of unified-memory migrations, which belong to no stream. Rows
+// sort by GPU, then stream, migrations last.
+struct TimelineRow {
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+  bool migrations = false;
+};
+TimelineRow row_of(const Activity& a);
+bool operator<(const TimelineRow& a, const TimelineRow& b);
+bool operator==(const TimelineRow& a, const TimelineRow& b);
+// "stream 14", "GPU 1 · stream 14" where the rows name their GPU, "unified memory".
+std::string row_label(const TimelineRow& row, bool name_devices);
 
 // Transfers are copies, memsets and migrations a program asked for (prefetches, evictions);
 // on-demand migrations (a page fault made the driver move the page) are counted on their own,

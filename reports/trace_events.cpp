@@ -1,6 +1,6 @@
 #include "reports/trace_events.hpp"
 
-#include <set>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -24,18 +24,13 @@ const char* category(ActivityKind kind) {
   return "other";
 }
 
-// Stream ids are per device: on a timeline of several GPUs a row is a (device, stream) pair.
+// Perfetto's thread id of a row: the stream id, on a timeline of several GPUs offset by its GPU
+// (stream ids are per GPU).
 constexpr std::uint32_t kDeviceStride = 1u << 20;
 
-std::uint32_t thread_of(const Activity& a, bool several_devices) {
-  if (a.kind == ActivityKind::migration) return kMigrationThread;
-  return several_devices ? a.device * kDeviceStride + a.stream : a.stream;
-}
-
-std::string thread_name(std::uint32_t tid, bool several_devices) {
-  if (tid == kMigrationThread) return "unified memory";
-  if (!several_devices) return fmt::format("stream {}", tid);
-  return fmt::format("GPU {} · stream {}", tid / kDeviceStride, tid % kDeviceStride);
+std::uint32_t thread_of(const TimelineRow& row, bool name_devices) {
+  if (row.migrations) return kMigrationThread;
+  return name_devices ? row.device * kDeviceStride + row.stream : row.stream;
 }
 
 json args_of(const Activity& a) {
@@ -78,22 +73,22 @@ json trace_events(const Report& report) {
                                             report.device.name, report.subject(), v.name);
     events.push_back(metadata("process_name", pid, std::nullopt, {{"name", process}}));
     events.push_back(metadata("process_sort_index", pid, std::nullopt, {{"sort_index", pid}}));
-    const bool several_devices = names_devices(v.timeline->activities);
-    std::set<std::uint32_t> threads;
+    const bool name_devices = names_devices(v.timeline->activities);
+    std::map<std::uint32_t, TimelineRow> threads;
     for (const auto& a : v.timeline->activities) {
-      threads.insert(thread_of(a, several_devices));
+      const TimelineRow row = row_of(a);
+      threads.emplace(thread_of(row, name_devices), row);
       events.push_back({{"ph", "X"},
                         {"cat", category(a.kind)},
                         {"name", event_name(a)},
                         {"pid", pid},
-                        {"tid", thread_of(a, several_devices)},
+                        {"tid", thread_of(row, name_devices)},
                         {"ts", a.start * kMicroseconds},
                         {"dur", (a.end - a.start) * kMicroseconds},
                         {"args", args_of(a)}});
     }
-    for (const auto tid : threads) {
-      events.push_back(
-          metadata("thread_name", pid, tid, {{"name", thread_name(tid, several_devices)}}));
+    for (const auto& [tid, row] : threads) {
+      events.push_back(metadata("thread_name", pid, tid, {{"name", row_label(row, name_devices)}}));
       // Streams in id order, migrations last.
       events.push_back(metadata("thread_sort_index", pid, tid,
                                 {{"sort_index", tid == kMigrationThread ? 1 << 30 : int(tid)}}));

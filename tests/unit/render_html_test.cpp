@@ -14,6 +14,7 @@
 #include "reports/render_html.hpp"
 #include "reports/report_json.hpp"
 #include "reports/roofline.hpp"
+#include "reports/timeline.hpp"
 #include "reports/trace_events.hpp"
 
 namespace gpulab::report {
@@ -116,6 +117,34 @@ TEST(RenderHtml, TracedVariantsGetAGanttChart) {
   ASSERT_GT(traced, 0u);
   EXPECT_EQ(count(html, "<figure class=\"gantt\">"), traced);
   EXPECT_GE(count(html, "<rect"), activities);
+}
+
+// Two GPUs, each with a compute kernel and an NCCL kernel on stream 13: a row per GPU and
+// stream, the collectives in a colour of their own, and the caption's communication figures.
+TEST(RenderHtml, SeveralGpusGetARowPerGpuAndTheCollectivesAColourOfTheirOwn) {
+  Report r;
+  r.lab.name = "nccl";
+  r.work.collective_bytes = 1e9;
+  r.work.ranks = 2;
+  auto& t = r.variants.emplace_back().timeline.emplace();
+  for (std::uint32_t device : {0u, 1u})
+    for (const char* name : {"gradient", "ncclDevKernel_AllReduce"}) {
+      Activity& a = t.activities.emplace_back();
+      a.name = name;
+      a.stream = 13;
+      a.device = device;
+      a.start = name[0] == 'n' ? 1e-3 : 0;
+      a.end = a.start + 1e-3;
+    }
+  summarize_timelines(r);
+  const std::string html = render_html({r}, HtmlPage{});
+  EXPECT_NE(html.find(">GPU 0 · stream 13<"), std::string::npos);
+  EXPECT_NE(html.find(">GPU 1 · stream 13<"), std::string::npos);
+  EXPECT_EQ(count(html, "class=\"communication\""), 2u);
+  EXPECT_EQ(count(html, "class=\"kernel\""), 2u);
+  EXPECT_NE(html.find("purple: NCCL's kernels"), std::string::npos);
+  EXPECT_NE(html.find("Communication 1.00 ms per GPU, 0.0% of it under compute, bus bandwidth"),
+            std::string::npos);
 }
 
 Report hostile() {
