@@ -80,6 +80,11 @@ class CudaStream {
   explicit CudaStream(unsigned flags = cudaStreamNonBlocking) {
     GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, flags));
   }
+  // On the current device; `priority` as cudaDeviceGetStreamPriorityRange gives it (lower
+  // numbers first: the block scheduler starts their blocks before those of other streams).
+  CudaStream(unsigned flags, int priority) {
+    GPULAB_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, flags, priority));
+  }
   ~CudaStream() {
     if (stream_) GPULAB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
   }

@@ -135,8 +135,8 @@ std::vector<NcclVariant> variant_table() {
         "the whole gradient, then one all-reduce of it on the same stream, then the update", ""},
        Schedule::serial},
       {{"bucketed-overlap", Role::optimized,
-        "the gradient in buckets; each bucket's all-reduce on a communication stream as soon as "
-        "it is computed, under the next bucket's compute",
+        "the gradient in buckets; each bucket's all-reduce on a communication stream of the "
+        "greatest priority as soon as it is computed, under the next bucket's compute",
         ""},
        Schedule::bucketed_overlap},
       {{"reduce-scatter-all-gather", Role::optimized,
@@ -168,12 +168,23 @@ std::string why_not_here(std::int64_t gpus, int& devices) {
 
 #if GPULAB_HAVE_NCCL
 
+// The current device's greatest stream priority.
+int greatest_priority() {
+  int least = 0, greatest = 0;
+  GPULAB_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  return greatest;
+}
+
 // What one GPU holds: its streams, its communicator, its data, and the events that order its
-// streams.
+// streams. The communication stream has the greatest priority: an NCCL kernel takes whole SMs
+// and shares them with no other kernel, so at the same priority a bucket's all-reduce waits
+// until the next bucket's gradient (~124 waves of blocks) has started its last block. On the
+// H200 (scripts/stream_priority_probe.cu: 16 one-per-SM blocks behind a gradient bucket) the
+// wait was 556-573 us at the same priority and 7.0-7.2 us at the greatest.
 struct Rank {
   int device = 0;
   CudaStream compute;
-  CudaStream communication;
+  CudaStream communication{cudaStreamNonBlocking, greatest_priority()};
   CudaEvent done{cudaEventDisableTiming};       // the variant's last work on this GPU
   CudaEvent comm_done{cudaEventDisableTiming};  // the communication stream's last work
   std::vector<CudaEvent> bucket_ready;          // bucket b's gradient is computed
