@@ -60,6 +60,55 @@
 namespace gpulab::labs {
 namespace {
 
+// ---- the variants -------------------------------------------------------------------------------
+
+enum class Schedule { serial, bucketed_overlap, reduce_scatter_all_gather };
+
+struct NcclVariant {
+  VariantSpec spec;
+  Schedule schedule;
+};
+using Variants = VariantTable<NcclVariant>;
+
+std::vector<NcclVariant> variant_table() {
+  return {
+      {{"serial", Role::baseline,
+        "the whole gradient, then one all-reduce of it on the same stream, then the update", ""},
+       Schedule::serial},
+      {{"bucketed-overlap", Role::optimized,
+        "the gradient in buckets; each bucket's all-reduce on a communication stream of the "
+        "greatest priority as soon as it is computed, under the next bucket's compute",
+        ""},
+       Schedule::bucketed_overlap},
+      {{"reduce-scatter-all-gather", Role::optimized,
+        "the whole gradient, a reduce-scatter, each GPU's update of its shard, an all-gather of "
+        "the updated shards",
+        ""},
+       Schedule::reduce_scatter_all_gather},
+  };
+}
+
+// The GPUs the lab runs on, the first `gpus` visible ones (0: every visible one), or why it
+// cannot run here: NCCL missing, fewer than two GPUs unless one was asked for, or fewer than
+// asked. One GPU runs only when asked: its collectives move nothing between GPUs.
+std::string why_not_here(std::int64_t gpus, int& devices) {
+  std::string why;
+  if (!nccl_available(why)) return why;
+  int visible = 0;
+  GPULAB_CUDA_CHECK(cudaGetDeviceCount(&visible));
+  if (gpus > visible)
+    return fmt::format("gpus={} asks for more GPUs than the {} this machine has", gpus, visible);
+  if (gpus == 0 && visible < 2)
+    return fmt::format(
+        "needs two or more GPUs (collectives between them); this machine has {} "
+        "(gpus=1 runs the lab on one, with nothing to communicate)",
+        visible);
+  devices = gpus == 0 ? visible : static_cast<int>(gpus);
+  return "";
+}
+
+#if GPULAB_HAVE_NCCL
+
 constexpr int kBlock = 256;
 constexpr std::uint32_t kMultiplier = 1664525u;  // Numerical Recipes' 32-bit LCG
 constexpr std::uint32_t kIncrement = 1013904223u;
@@ -118,55 +167,6 @@ Affine steps_of(int rounds) {
 std::uint32_t input_word(std::uint64_t seed, int rank, std::size_t i) {
   return static_cast<std::uint32_t>(random_bits(stream_seed(seed, rank + 1), i) >> 32);
 }
-
-// ---- the variants -------------------------------------------------------------------------------
-
-enum class Schedule { serial, bucketed_overlap, reduce_scatter_all_gather };
-
-struct NcclVariant {
-  VariantSpec spec;
-  Schedule schedule;
-};
-using Variants = VariantTable<NcclVariant>;
-
-std::vector<NcclVariant> variant_table() {
-  return {
-      {{"serial", Role::baseline,
-        "the whole gradient, then one all-reduce of it on the same stream, then the update", ""},
-       Schedule::serial},
-      {{"bucketed-overlap", Role::optimized,
-        "the gradient in buckets; each bucket's all-reduce on a communication stream of the "
-        "greatest priority as soon as it is computed, under the next bucket's compute",
-        ""},
-       Schedule::bucketed_overlap},
-      {{"reduce-scatter-all-gather", Role::optimized,
-        "the whole gradient, a reduce-scatter, each GPU's update of its shard, an all-gather of "
-        "the updated shards",
-        ""},
-       Schedule::reduce_scatter_all_gather},
-  };
-}
-
-// The GPUs the lab runs on, the first `gpus` visible ones (0: every visible one), or why it
-// cannot run here: NCCL missing, fewer than two GPUs unless one was asked for, or fewer than
-// asked. One GPU runs only when asked: its collectives move nothing between GPUs.
-std::string why_not_here(std::int64_t gpus, int& devices) {
-  std::string why;
-  if (!nccl_available(why)) return why;
-  int visible = 0;
-  GPULAB_CUDA_CHECK(cudaGetDeviceCount(&visible));
-  if (gpus > visible)
-    return fmt::format("gpus={} asks for more GPUs than the {} this machine has", gpus, visible);
-  if (gpus == 0 && visible < 2)
-    return fmt::format(
-        "needs two or more GPUs (collectives between them); this machine has {} "
-        "(gpus=1 runs the lab on one, with nothing to communicate)",
-        visible);
-  devices = gpus == 0 ? visible : static_cast<int>(gpus);
-  return "";
-}
-
-#if GPULAB_HAVE_NCCL
 
 // The current device's greatest stream priority.
 int greatest_priority() {
