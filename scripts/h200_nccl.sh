@@ -2,13 +2,15 @@
 # The nccl lab in one device call, on whatever GPUs the machine has: the GPU topology and NCCL's
 # version, the lab's GPU tests, `gpulab run nccl --diagnose` at the default size (the fixture:
 # with one GPU every variant is skipped with the reason), the same step on one GPU when asked
-# (`--param gpus=1`), and the lab's self-test. NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
-# Prints a short summary last. From the repository root:
+# (`--param gpus=1`), the lab's self-test, and compute-sanitizer (memcheck, initcheck) on its
+# kernels at a small size, on one GPU and, where there are two or more, on all of them. NVLink
+# multicast stays off (NCCL_NVLS_ENABLE=0). Prints a short summary last. From the repository root:
 #   [GPULAB_GIT_SHA=<sha>] bash scripts/h200_nccl.sh [OUT_DIR]
 # OUT_DIR receives summary.txt, reports.tgz (nccl.json, nccl_one_gpu.json) and logs.tgz.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
 source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/h200_sanitize.sh"  # sanitize_run
 export NCCL_NVLS_ENABLE=0
 started=$(ms)
 trap pack_and_summarize EXIT
@@ -42,3 +44,15 @@ timeout 180 $bin selftest --labs nccl >"$logs/selftest.txt" 2>&1
 rc=$?
 cat "$logs/selftest.txt"
 note "selftest --labs nccl: exit $rc: $(tail -1 "$logs/selftest.txt")"
+
+# Small enough for the sanitizer (64 Ki + 2 elements: no multiple of a block, still even, so that
+# two GPUs' shards are whole; 9 buckets: the last one takes a remainder), every variant checked.
+step "compute-sanitizer on the nccl lab at a small size"
+sanitizer_runs=0
+sanitizer_errors_total=0
+small=(--param elements=65538 --param buckets=9 --param rounds=16)
+for tool in memcheck initcheck; do
+  sanitize_run "$tool" nccl "${small[@]}" --param gpus=1
+  if [ "$gpus" -ge 2 ]; then sanitize_run "$tool" nccl "${small[@]}"; fi
+done
+note "compute-sanitizer on the nccl lab: $sanitizer_runs runs, $sanitizer_errors_total errors"
