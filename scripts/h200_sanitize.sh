@@ -31,13 +31,14 @@ sanitizer_errors() {
 
 # One run: tool $1 on lab $2 with the rest as gpulab's extra options. Adds to sanitizer_runs and
 # sanitizer_errors_total; a run with no sanitizer error whose gpulab still failed (a check that
-# did not pass, a crash) counts as one error too.
+# did not pass, a crash) counts as one error too. The array sanitizer_options, where set, holds
+# more options for compute-sanitizer.
 sanitize_run() {
   local tool=$1 lab=$2
   shift 2
   local log="$logs/sanitizer_${tool}_$lab.log" start rc n
   start=$(ms)
-  timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+  timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 ${sanitizer_options[@]+"${sanitizer_options[@]}"} \
       $bin run "$lab" --metrics none --repeat 1 --warmup 0 "$@" >"$log" 2>&1
   rc=$?
   n=$(sanitizer_errors "$log")
