@@ -4,12 +4,13 @@
 
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
+#include "app/outputs.hpp"
 #include "app/version.hpp"
-#include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/output_file.hpp"
 #include "reports/render_compare.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_html.hpp"
@@ -110,21 +111,27 @@ void print_comparisons(const std::vector<report::Comparison>& comparisons,
 
 int run_compare(const CompareOptions& options, Io& io) {
   // Before the reports are read: a bad output path is refused first, and nothing is half-done.
-  if (!options.json_path.empty()) check_writable(options.json_path);
-  if (!options.html_path.empty()) check_writable(options.html_path);
+  refuse_two_standard_streams(options.files, "input");
+  refuse_two_standard_streams({options.json_path, options.html_path}, "output");
+  if (!options.json_path.empty()) check_output(options.json_path);
+  if (!options.html_path.empty()) check_output(options.html_path);
   const auto comparisons = comparisons_of(options);
+  Io text = text_io(io, {options.json_path, options.html_path});
+  print_comparisons(comparisons, options.format, text);
+
+  std::vector<OutputFile> files;
   if (!options.json_path.empty())
-    write_file_atomically(options.json_path, report::comparison_json(comparisons).dump(2) + "\n");
+    files.push_back({options.json_path, report::comparison_json(comparisons).dump(2) + "\n"});
   if (!options.html_path.empty()) {
     report::HtmlPage page;
     page.title = "gpulab comparison";
     page.generator = fmt::format("gpulab {} ({})", kVersion, kGitSha);
-    write_file_atomically(options.html_path, report::render_html(comparisons, page));
+    files.push_back({options.html_path, report::render_html(comparisons, page)});
   }
-  print_comparisons(comparisons, options.format, io);
+  const int saved = save_outputs(files, io);
 
-  if (!options.fail_on_regression) return 0;
-  int code = 0;
+  if (!options.fail_on_regression) return saved;
+  int code = saved;
   for (const auto& c : comparisons) {
     for (const auto* v : c.regressions(*options.fail_on_regression)) {
       io.err << fmt::format("gpulab: regression: {} {} is {:.1f}% slower in {} (limit {}%, noise "

@@ -4,8 +4,9 @@
 
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
-#include "reports/atomic_file.hpp"
+#include "app/outputs.hpp"
 #include "reports/errors.hpp"
+#include "reports/output_file.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/report_json.hpp"
@@ -71,27 +72,25 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
       run.settings.variants == "all" ? std::vector<std::string>{}
                                      : split_list("--variant", run.settings.variants);
   const std::string json_path = run.json_path;
+  if (!json_path.empty()) check_output(json_path);  // before the GPU work
   report::Report report;
   if (!options.report_path.empty()) {
     refuse_given(cmd, kRunOnly, "diagnose --report", "it reads a saved report and runs no lab");
     const auto thresholds = parse_thresholds(run.thresholds);
-    if (!json_path.empty()) check_writable(json_path);
     // Diagnosed whole, then selected: a kernel's share of the time is of its whole variant.
     report = report::load_report(options.report_path);
     diagnose_into(report, thresholds, kernels_named(options.kernel));
     report = report::select(report, variants, options.kernel, "'" + options.report_path + "'");
   } else {
-    if (!json_path.empty()) check_writable(json_path);  // before the GPU work
-    run.json_path.clear();                                // saved below, as selected
+    run.json_path.clear();  // saved below, as selected
     run.diagnose_kernel = options.kernel;
     report = execute_lab(run, session, io, argv);
     report = report::select(report, variants, options.kernel, "lab '" + run.lab + "'");
   }
   session.remember(report);
-  if (!json_path.empty()) report::save_report(json_path, report);
-
-  print_diagnosis(report, run.format, io, run.all_findings);
-  return exit_code_of(report);
+  Io text = text_io(io, {json_path});
+  print_diagnosis(report, run.format, text, run.all_findings);
+  return save_outputs({{json_path, report_file(json_path, report)}}, io, exit_code_of(report));
 }
 
 void print_diagnosis(const report::Report& report, const std::string& format, Io& io,

@@ -4,8 +4,9 @@
 
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
-#include "reports/atomic_file.hpp"
+#include "app/outputs.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/output_file.hpp"
 #include "reports/report_json.hpp"
 #include "reports/table.hpp"
 #include "reports/units.hpp"
@@ -54,7 +55,7 @@ CLI::App* add_info(CLI::App& root, InfoOptions& options) {
 }
 
 int run_info(const InfoOptions& options, Session& session, Io& io) {
-  if (!options.json_path.empty()) check_writable(options.json_path);
+  if (!options.json_path.empty()) check_output(options.json_path);
   const auto names = options.check_metrics.empty()
                          ? std::vector<std::string>{}
                          : report::metrics::resolve("--check-metrics", options.check_metrics);
@@ -65,18 +66,18 @@ int run_info(const InfoOptions& options, Session& session, Io& io) {
 
   auto json = report::to_json(device);
   if (unsupported) json["unsupported_metrics"] = *unsupported;
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, json.dump(2) + "\n");
+  Io text = text_io(io, {options.json_path});
   if (options.format == "json") {
-    io.out << json.dump(2) << "\n";
-    return 0;
+    text.out << json.dump(2) << "\n";
+  } else {
+    text.out << info_text(device);
+    if (unsupported) {
+      text.out << fmt::format("metrics: {} of {} supported\n", names.size() - unsupported->size(),
+                              names.size());
+      for (const auto& name : *unsupported) text.out << "  unsupported: " << name << "\n";
+    }
   }
-  io.out << info_text(device);
-  if (unsupported) {
-    io.out << fmt::format("metrics: {} of {} supported\n", names.size() - unsupported->size(),
-                          names.size());
-    for (const auto& name : *unsupported) io.out << "  unsupported: " << name << "\n";
-  }
-  return 0;
+  return save_outputs({{options.json_path, json.dump(2) + "\n"}}, io);
 }
 
 }  // namespace gpulab::app

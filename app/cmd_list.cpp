@@ -4,10 +4,11 @@
 
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
+#include "app/outputs.hpp"
 #include "labs/registry.hpp"
-#include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/output_file.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/table.hpp"
 
@@ -151,15 +152,16 @@ CLI::App* add_list(CLI::App& root, ListOptions& options) {
 int run_list(const ListOptions& options, Io& io) {
   const std::string& format = options.format;
   const auto json = [&] { return (options.metrics ? metrics_json() : labs_json()).dump(2) + "\n"; };
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, json());
+  if (!options.json_path.empty()) check_output(options.json_path);
+  Io text = text_io(io, {options.json_path});
   if (format == "json") {
-    io.out << json();
+    text.out << json();
   } else if (format == "csv") {
-    io.out << (options.metrics ? metrics_csv() : labs_csv());
+    text.out << (options.metrics ? metrics_csv() : labs_csv());
   } else {
-    io.out << (options.metrics ? metrics_text() : labs_text());
+    text.out << (options.metrics ? metrics_text() : labs_text());
   }
-  return 0;
+  return save_outputs({{options.json_path, options.json_path.empty() ? "" : json()}}, io);
 }
 
 }  // namespace gpulab::app

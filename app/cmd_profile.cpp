@@ -15,16 +15,17 @@
 
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
+#include "app/outputs.hpp"
 #include "app/program_launcher.hpp"
 #include "app/session.hpp"
 #include "app/utc_time.hpp"
 #include "app/version.hpp"
-#include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/occupancy_limit.hpp"
+#include "reports/output_file.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
 #include "reports/report_json.hpp"
@@ -156,7 +157,7 @@ void check_options(const ProfileOptions& o) {
     throw UsageError("--threshold shapes a diagnosis: add --diagnose");
   if (!o.diagnose && o.all_findings)
     throw UsageError("--all-findings shapes a diagnosis: add --diagnose");
-  if (!o.json_path.empty()) check_writable(o.json_path);
+  if (!o.json_path.empty()) check_output(o.json_path);
 }
 
 std::string metric_set_name(const ProfileOptions& o) {
@@ -257,8 +258,9 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
     report::derive_all(report);
   }
   session.remember(report);
-  if (!options.json_path.empty()) report::save_report(options.json_path, report);
-  print_report(report, options.format, io, options.all_findings);
+  Io text = text_io(io, {options.json_path});
+  print_report(report, options.format, text, options.all_findings);
+  const int saved = save_outputs({{options.json_path, report_file(options.json_path, report)}}, io);
 
   const auto& processes = report.program->processes;
   if (!processes.empty() && std::all_of(processes.begin(), processes.end(),
@@ -267,7 +269,8 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
            << report::terminal_safe(processes.front().note) << "\n";
     return static_cast<int>(ExitCode::no_gpu);
   }
-  return end.shell_status();
+  // The program's own status first: a failed save is one warning line above.
+  return end.shell_status() != 0 ? end.shell_status() : saved;
 }
 
 }  // namespace gpulab::app

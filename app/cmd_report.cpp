@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
+#include "app/outputs.hpp"
 #include "app/version.hpp"
-#include "reports/atomic_file.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
+#include "reports/output_file.hpp"
 #include "reports/render_html.hpp"
 #include "reports/report_json.hpp"
 #include "reports/trace_events.hpp"
@@ -32,8 +33,10 @@ int run_report(const ReportOptions& options, const std::vector<std::string>& arg
     throw UsageError(fmt::format("--trace takes one report ({} given): each report's timelines "
                                  "have their own time origin",
                                  options.files.size()));
+  refuse_two_standard_streams(options.files, "input");
+  refuse_two_standard_streams({options.html_path, options.trace_path}, "output");
   for (const auto& path : {options.html_path, options.trace_path})
-    if (!path.empty()) check_writable(path);
+    if (!path.empty()) check_output(path);
 
   std::vector<report::Report> reports;
   for (const auto& f : options.files) {
@@ -42,16 +45,18 @@ int run_report(const ReportOptions& options, const std::vector<std::string>& arg
     if (!report::has_diagnosis(reports.back())) diagnose_into(reports.back(), report::Thresholds());
   }
   if (!options.trace_path.empty()) {
-    write_file_atomically(options.trace_path, report::trace_events(reports[0]).dump(1) + "\n");
-    io.err << fmt::format("wrote {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
-                          options.trace_path);
+    write_output(options.trace_path, report::trace_events(reports[0]).dump(1) + "\n", io.out);
+    if (options.trace_path != kStandardStream)
+      io.err << fmt::format("wrote {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+                            options.trace_path);
   }
   if (!options.html_path.empty()) {
     report::HtmlPage page;
     page.argv = argv;
     page.generator = fmt::format("gpulab {} ({})", kVersion, kGitSha);
-    write_file_atomically(options.html_path, report::render_html(reports, page));
-    io.err << fmt::format("wrote {}\n", options.html_path);
+    write_output(options.html_path, report::render_html(reports, page), io.out);
+    if (options.html_path != kStandardStream)
+      io.err << fmt::format("wrote {}\n", options.html_path);
   }
   return static_cast<int>(ExitCode::ok);
 }

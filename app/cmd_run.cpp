@@ -1,20 +1,21 @@
 // `gpulab run LAB`: check, time and profile a lab's variants; print text or JSON, save JSON.
+#include <algorithm>
+#include <limits>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
+#include "app/outputs.hpp"
 #include "labs/registry.hpp"
-#include <algorithm>
-#include <limits>
-
-#include "reports/atomic_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/limits.hpp"
+#include "reports/output_file.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
@@ -133,7 +134,7 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
   // traced lab is diagnosed from its trace and collects counters only when asked.
   if (options.settings.metrics.empty() && options.diagnose && !lab.spec().traced)
     options.settings.metrics = "full";
-  if (!options.json_path.empty()) check_writable(options.json_path);
+  if (!options.json_path.empty()) check_output(options.json_path);
   options.settings.progress = io.progress;
 
   std::vector<std::string> full_argv{"gpulab"};
@@ -141,7 +142,6 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
   auto report = run_lab(session, lab, options.settings, full_argv);
   if (options.diagnose) diagnose_into(report, thresholds, kernels_named(options.diagnose_kernel));
   session.remember(report);
-  if (!options.json_path.empty()) report::save_report(options.json_path, report);
   return report;
 }
 
@@ -217,7 +217,9 @@ int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vecto
   refuse_given(*options.command, {"--size", "--param", "--variant"}, "run --all",
                "it runs every lab at its defaults");
   refuse_given(*options.command, {"--json"}, "run --all", "it writes one report per lab: use --json-dir");
-  if (!options.json_dir.empty()) check_writable(options.json_dir + "/probe.json");
+  if (options.json_dir == kStandardStream)
+    throw UsageError("--json-dir takes a folder; '-' (standard output) is for --json FILE");
+  if (!options.json_dir.empty()) check_output(options.json_dir + "/probe.json");
 
   std::vector<report::Report> reports;
   const auto all = labs::all_labs();
@@ -229,7 +231,10 @@ int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vecto
     if (!options.json_dir.empty()) one.json_path = options.json_dir + "/" + one.lab + ".json";
     if (io.progress) io.err << fmt::format("gpulab: [{}/{}] {}\n", i + 1, all.size(), one.lab);
     reports.push_back(execute_lab(one, session, io, argv));
-    code = std::max(code, exit_code_of(reports.back()));
+    // Saved as each lab ends: a failure later in the run keeps the labs already measured.
+    code =
+        std::max(code, save_outputs({{one.json_path, report_file(one.json_path, reports.back())}},
+                                    io, exit_code_of(reports.back())));
   }
   if (options.format == "json") {
     nlohmann::json array = nlohmann::json::array();
@@ -260,8 +265,10 @@ int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std
   if (options.lab.empty()) throw UsageError("run needs a lab (see gpulab list) or --all");
   refuse_given(*options.command, {"--json-dir"}, "run " + options.lab, "it goes with --all; use --json FILE");
   const auto report = execute_lab(options, session, io, argv);
-  print_report(report, options.format, io, options.all_findings);
-  return exit_code_of(report);
+  Io text = text_io(io, {options.json_path});
+  print_report(report, options.format, text, options.all_findings);
+  return save_outputs({{options.json_path, report_file(options.json_path, report)}}, io,
+                      exit_code_of(report));
 }
 
 }  // namespace gpulab::app

@@ -10,11 +10,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "app/cli.hpp"
 #include "app/interrupt.hpp"
 #include "app/shell.hpp"
+#include "reports/errors.hpp"
+#include "reports/input_file.hpp"
+#include "reports/output_file.hpp"
 
 #ifdef GPULAB_HAVE_LIBEDIT
 #include <editline/readline.h>
@@ -98,15 +102,29 @@ int read_key(FILE* in) {
   return key;
 }
 
-// Writes the history in libedit's own format (what read_history loads), atomically: a
-// temporary file beside it, then a rename. Best effort: no history file is not an error.
+// Writes the history in libedit's own format (what read_history loads) through write_output,
+// as every output is written: libedit writes only to a path, so it writes a private file first
+// (mode 0600, in TMPDIR), which is read back and removed. Best effort: no history file is not
+// an error.
 void save_history(const std::string& path) {
-  std::string tmp = path + ".tmp.XXXXXX";
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string tmp = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/gpulab-history-XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) return;
   ::close(fd);
-  if (write_history(tmp.c_str()) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0)
-    ::unlink(tmp.c_str());
+  std::string content;
+  const bool written = write_history(tmp.c_str()) == 0;
+  try {
+    if (written) content = read_file(tmp);
+  } catch (const UsageError&) {
+  }
+  ::unlink(tmp.c_str());
+  if (content.empty()) return;
+  try {
+    std::ostringstream not_a_terminal;  // "-" names no history file
+    write_output(path, content, not_a_terminal);
+  } catch (const UsageError&) {
+  }
 }
 
 // Loads the history file; a file of plain lines (what gpulab wrote before it used libedit's

@@ -16,6 +16,7 @@
 #include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/output_file.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
 #include "reports/report_json.hpp"
@@ -307,7 +308,7 @@ class Shell {
   // The message goes to stderr: stdout may be collecting CSV or JSON output.
   void save(const std::vector<std::string>& words) {
     if (words.size() != 2) throw UsageError("save takes one file name");
-    report::save_report(words[1], last_report());
+    write_output(words[1], report::report_file_text(last_report()), io_.out);
     io_.err << "saved " << words[1] << "\n";
   }
 

@@ -21,7 +21,7 @@ namespace gpulab {
   X(usage, 2,                                                                                   \
     "usage or invalid input: unknown command, lab, variant or parameter, a value that is not "  \
     "a number or out of range, an option that does not apply, a malformed report, an "          \
-    "unwritable output path")                                                                   \
+    "unwritable output path or a save that failed")                                             \
   X(no_gpu, 3,                                                                                  \
     "no usable GPU: no driver, no device, or a device this build has no code for (in the "      \
     "shell also: a CUDA context an earlier error left unusable)")                               \

@@ -18,15 +18,20 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   const auto cannot = [&](const std::string& why) {
     return UsageError("cannot read '" + path + "': " + why);
   };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // "-" is standard input, read as a pipe is and left open.
+  const bool standard_input = path == "-";
+  const int fd = standard_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw cannot(std::strerror(errno));
+  const auto close_file = [&] {
+    if (!standard_input) ::close(fd);
+  };
   const auto too_large = [&] {
-    ::close(fd);
+    close_file();
     return cannot(fmt::format("more than {} MiB, the most gpulab reads", max_bytes >> 20));
   };
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
+    close_file();
     throw cannot("it is a directory");
   }
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) throw too_large();
@@ -44,14 +49,14 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const std::string why = std::strerror(errno);
-      ::close(fd);
+      close_file();
       throw cannot(why);
     }
     if (n == 0) break;
     used += static_cast<std::size_t>(n);
     if (used > max_bytes) throw too_large();
   }
-  ::close(fd);
+  close_file();
   text.resize(used);
   return text;
 }

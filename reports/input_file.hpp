@@ -11,8 +11,8 @@ namespace gpulab {
 // 1 MiB), low enough that a wrong path fails at once. Documented in docs/report-schema.md.
 inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 
-// Reads a whole file of at most `max_bytes`; throws UsageError naming the path when it cannot
-// or when there is more (a pipe or a device is read only that far).
+// Reads a whole file of at most `max_bytes` ("-": standard input); throws UsageError naming the
+// path when it cannot or when there is more (a pipe or a device is read only that far).
 std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
 }  // namespace gpulab

@@ -1,13 +1,14 @@
 #include "reports/report_json.hpp"
 
 #include <cmath>
+#include <iostream>
 
-#include "reports/atomic_file.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/diagnosis_json.hpp"
 #include "reports/errors.hpp"
 #include "reports/input_file.hpp"
 #include "reports/json_reader.hpp"
+#include "reports/output_file.hpp"
 #include "reports/timeline_json.hpp"
 
 namespace gpulab::report {
@@ -429,8 +430,10 @@ Report load_report(const std::string& path) {
   }
 }
 
+std::string report_file_text(const Report& report) { return to_json(report).dump(2) + "\n"; }
+
 void save_report(const std::string& path, const Report& report) {
-  write_file_atomically(path, to_json(report).dump(2) + "\n");
+  write_output(path, report_file_text(report), std::cout);
 }
 
 }  // namespace gpulab::report

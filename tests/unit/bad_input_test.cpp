@@ -15,7 +15,12 @@
 
 #include <gtest/gtest.h>
 
+#include "unit/run_binary.hpp"
+
 namespace {
+
+using gpulab::test::Outcome;
+using gpulab::test::run_gpulab;
 
 const std::string kFixtures = GPULAB_FIXTURES_DIR;
 const std::string kTranspose = kFixtures + "/labs/transpose.json";
@@ -32,55 +37,6 @@ std::ostream& operator<<(std::ostream& os, const Case& c) {
   os << "gpulab";
   for (const auto& a : c.args) os << " '" << a << "'";
   return os;
-}
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string drain(int fd) {
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
-  return text;
-}
-
-// Runs the binary with `args` exactly as given (no shell: empty words stay words) in `dir`,
-// which is also its TMPDIR: a temporary file or folder left behind (profile's records) is found
-// there too.
-Outcome run_gpulab(const std::vector<std::string>& args, const std::string& dir) {
-  std::vector<std::string> env{"TMPDIR=" + dir};
-  for (char** e = environ; *e; ++e)
-    if (std::string(*e).rfind("TMPDIR=", 0) != 0) env.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  int out[2], err[2];
-  if (::pipe(out) != 0 || ::pipe(err) != 0) return {};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(err[1], STDERR_FILENO);
-    ::close(out[0]), ::close(err[0]), ::close(out[1]), ::close(err[1]);
-    const int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, STDIN_FILENO);
-    if (::chdir(dir.c_str()) != 0) ::_exit(127);
-    std::vector<char*> argv{const_cast<char*>(GPULAB_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execve(GPULAB_BINARY, argv.data(), envp.data());
-    ::_exit(127);
-  }
-  ::close(out[1]), ::close(err[1]);
-  Outcome o;
-  o.err = drain(err[0]);  // small outputs: reading one pipe after the other cannot block
-  o.out = drain(out[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
 }
 
 std::vector<std::string> entries(const std::string& dir) {

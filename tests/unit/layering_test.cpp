@@ -121,7 +121,7 @@ bool namespace_fits(const std::string& folder, const std::string& file, const st
                                                          {"cupti", "gpulab::cupti"},
                                                          {"reports", "gpulab::report"},
                                                          {"inject", "gpulab::inject"}};
-  static const std::set<std::string> basics = {"errors", "user_input", "atomic_file", "input_file",
+  static const std::set<std::string> basics = {"errors", "user_input", "output_file", "input_file",
                                                "lazy_library"};
   if (folder == "reports" && basics.count(fs::path(file).stem().string())) return ns == "gpulab";
   const std::string& want = own.at(folder);

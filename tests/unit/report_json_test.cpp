@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "reports/atomic_file.hpp"
 #include "reports/errors.hpp"
 #include "reports/input_file.hpp"
 #include "reports/report_json.hpp"
@@ -157,22 +156,6 @@ TEST(ReportJson, LoadRejectsTruncatedAndMalformedFiles) {
   std::remove(path.c_str());
   EXPECT_THROW(load_report(path), UsageError) << "missing file";
   EXPECT_THROW(load_report(::testing::TempDir()), UsageError) << "a directory";
-}
-
-TEST(AtomicFile, UnwritableTargetLeavesNothing) {
-  EXPECT_THROW(check_writable("/nonexistent-dir/report.json"), UsageError);
-  EXPECT_THROW(write_file_atomically("/nonexistent-dir/report.json", "{}"), UsageError);
-  EXPECT_THROW(check_writable(::testing::TempDir()), UsageError) << "a directory";
-}
-
-TEST(AtomicFile, ReplacesWholeFileAndLeavesNoTemporaries) {
-  const auto path = temp_path("atomic.json");
-  write_file_atomically(path, "first");
-  write_file_atomically(path, "second");
-  EXPECT_EQ(read_file(path), "second");
-  std::remove(path.c_str());
-  for (const auto& entry : std::filesystem::directory_iterator(::testing::TempDir()))
-    EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos) << entry.path();
 }
 
 }  // namespace

@@ -1,0 +1,44 @@
+#include "app/outputs.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "reports/errors.hpp"
+#include "reports/escape.hpp"
+#include "reports/output_file.hpp"
+#include "reports/report_json.hpp"
+
+namespace gpulab::app {
+
+std::string report_file(const std::string& path, const report::Report& report) {
+  return path.empty() ? std::string() : report::report_file_text(report);
+}
+
+int save_outputs(const std::vector<OutputFile>& files, Io& io, int code) {
+  bool failed = false;
+  for (const auto& file : files) {
+    if (file.path.empty()) continue;
+    try {
+      write_output(file.path, file.content, io.out);
+    } catch (const UsageError& e) {
+      io.err << "gpulab: warning: " << report::terminal_safe(e.what()) << "\n";
+      failed = true;
+    }
+  }
+  return failed && code == 0 ? static_cast<int>(ExitCode::usage) : code;
+}
+
+Io text_io(Io& io, const std::vector<std::string>& output_paths) {
+  const bool to_stdout = std::find(output_paths.begin(), output_paths.end(),
+                                   std::string(kStandardStream)) != output_paths.end();
+  if (to_stdout) return Io{io.err, io.err, io.progress, io.color, io.in, io.interactive};
+  return io;
+}
+
+void refuse_two_standard_streams(const std::vector<std::string>& paths, const std::string& what) {
+  if (std::count(paths.begin(), paths.end(), std::string(kStandardStream)) > 1)
+    throw UsageError(fmt::format("'{}' (standard {}) can be given once", kStandardStream, what));
+}
+
+}  // namespace gpulab::app

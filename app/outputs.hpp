@@ -1,0 +1,36 @@
+// A command's output files, saved once its work is done and its text report printed: a save
+// that fails then (a full disk, a folder removed meanwhile) costs one warning line and the
+// usage exit code, never the report. Where one output is standard output ("-"), the text
+// report goes to stderr, so that stdout carries that file alone.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "reports/report.hpp"
+
+namespace gpulab::app {
+
+struct OutputFile {
+  std::string path;  // as the user gave it; "-" is standard output
+  std::string content;
+};
+
+// The text --json saves for `report`, or "" when `path` is empty (no file asked for).
+std::string report_file(const std::string& path, const report::Report& report);
+
+// Writes each file through write_output (reports/output_file.hpp); a failure is one line
+// "gpulab: warning: cannot write 'PATH': ..." on io.err. Returns `code`, or ExitCode::usage
+// when a save failed and `code` is 0 (a failed check or regression keeps its own code).
+int save_outputs(const std::vector<OutputFile>& files, Io& io, int code = 0);
+
+// The Io a command prints its text report to: `io`, with stdout swapped for stderr when one
+// of `output_paths` is standard output.
+Io text_io(Io& io, const std::vector<std::string>& output_paths);
+
+// Throws UsageError when more than one of `paths` (option names beside them) is "-": standard
+// output (or input) can carry one file.
+void refuse_two_standard_streams(const std::vector<std::string>& paths, const std::string& what);
+
+}  // namespace gpulab::app
