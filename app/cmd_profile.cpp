@@ -200,7 +200,7 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
                   "Override a diagnosis threshold NAME=VALUE (repeatable)");
   cmd->add_flag("--all-findings", options.all_findings,
                 "Show every finding of each kernel (default: the three ranked first)");
-  cmd->add_option("--json", options.json_path, "Also write the report here (atomically)")
+  cmd->add_option("--json", options.json_path, "Also write the report here ('-': stdout)")
       ->type_name("FILE");
   cmd->add_option("--format,-f", options.format, "Output format")->check(one_of(kReportFormats));
   cmd->add_option("command", options.command, "The program and its arguments, after --");

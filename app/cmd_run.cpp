@@ -79,8 +79,8 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
   cmd->add_flag("--all-findings", options.all_findings,
                 "Show every finding of each kernel (default: the three ranked first)");
   cmd->add_option("--json", options.json_path,
-                  "Also write the report as JSON to FILE (atomically; through a symbolic link "
-                  "to its target)")
+                  "Also write the report as JSON to FILE ('-': stdout; a file replaced "
+                  "atomically, a device or FIFO written in place)")
       ->type_name("FILE");
   add_format_option(*cmd, options.format, kReportFormats);
 }

@@ -244,9 +244,10 @@ std::string man_page(const CLI::App& app) {
   out += text(
       "The command line has one grammar. An option that takes a value takes the next word, or "
       "the text after '=' (--json=out.json). A value is never empty and never starts with '-' "
-      "unless it is a number: name a file that does ./-file. --json FILE also writes the JSON "
-      "to FILE, whatever --format prints on stdout; files are written atomically. An option "
-      "that does nothing for the command as given is refused.");
+      "unless it is a number or '-' itself (standard output, or input for a report read): name "
+      "a file that does ./-file. --json FILE also writes the JSON to FILE, whatever --format "
+      "prints on stdout; a regular file is replaced atomically, a device or FIFO written in "
+      "place. An option that does nothing for the command as given is refused.");
 
   out += ".SH COMMANDS\n";
   for (const auto* cmd : visible_commands(app)) out += command_section(*cmd);

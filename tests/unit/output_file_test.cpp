@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "app/line_reader.hpp"
 #include "reports/errors.hpp"
 #include "reports/input_file.hpp"
 #include "reports/output_file.hpp"
@@ -401,6 +402,36 @@ TEST(OutputOptions, AFailingSaveStillPrintsTheReport) {
   o = run_gpulab({"compare", kTranspose, "--variants", "naive,tiled", "--json", full}, folder.path);
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_NE(o.out.find("naive"), std::string::npos) << o.out;
+}
+
+TEST(OutputOptions, TheShellSavesThroughADeviceAndSaysWhenItIsFull) {
+  SKIP_UNLESS_ROOT();
+  Folder folder;
+  const auto null = make_char_device(folder, "null", 3);
+  const auto full = make_char_device(folder, "full", 7);
+  const auto script = folder / "commands";
+  std::ofstream(script) << "diagnose --report " << kTranspose << "\nsave " << null << "\nsave "
+                        << full << "\nquit\n";
+  const auto o = run_gpulab({"shell"}, folder.path, script);
+  EXPECT_NE(o.err.find("saved " + null), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("cannot write '" + full + "': no space left on device"), std::string::npos)
+      << o.err;
+  expect_char_device(null, 3);
+  expect_char_device(full, 7);
+}
+
+TEST(OutputOptions, TheShellsHistoryIsWrittenInPlace) {
+  SKIP_UNLESS_ROOT();
+  if (!app::has_line_editing()) GTEST_SKIP() << "built without libedit: no history file";
+  Folder folder;
+  const auto null = make_char_device(folder, "null", 3);
+  std::istringstream none;
+  {
+    auto reader = app::make_line_reader(none, true, null);  // a history kept nowhere, as asked
+    reader->remember("list");
+  }
+  expect_char_device(null, 3);
+  EXPECT_EQ(folder.names(), std::vector<std::string>{"null"}) << "no temporary file left";
 }
 
 }  // namespace
