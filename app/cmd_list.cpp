@@ -55,7 +55,10 @@ nlohmann::json labs_json() {
       variants.push_back({{"name", v.name},
                           {"role", report::to_string(v.role)},
                           {"description", v.description},
-                          {"expected_finding", v.expected_finding}});
+                          {"expected_finding", v.expected.text()},
+                          {"expected_any_of", v.expected.any_of},
+                          {"expected_none_of", v.expected.none_of},
+                          {"expected_why", v.expected.why}});
     out.push_back({{"name", s.name},
                    {"topic", s.topic},
                    {"summary", s.summary},
@@ -123,8 +126,8 @@ std::string labs_csv() {
   for (const auto* lab : labs::all_labs()) {
     const auto& s = lab->spec();
     for (const auto& v : s.variants)
-      out += report::csv_line({s.name, s.topic, v.name, report::to_string(v.role),
-                               v.expected_finding, v.description});
+      out += report::csv_line(
+          {s.name, s.topic, v.name, report::to_string(v.role), v.expected.text(), v.description});
   }
   return out;
 }

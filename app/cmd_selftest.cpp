@@ -6,7 +6,9 @@
 #include "app/option_checks.hpp"
 #include "labs/registry.hpp"
 #include "reports/errors.hpp"
+#include "reports/escape.hpp"
 #include "reports/expectations.hpp"
+#include "reports/render_diagnosis.hpp"
 #include "reports/table.hpp"
 #include "reports/user_input.hpp"
 
@@ -25,22 +27,31 @@ CLI::App* add_selftest(CLI::App& root, SelftestOptions& options) {
 SelftestVerdict judge_labs(const std::vector<const labs::Lab*>& labs,
                            const std::vector<report::Report>& reports) {
   report::TextTable table({"lab", "variant", "role", "expected", "obtained", "result"}, 6);
+  std::string causes;  // a line for each failing row: what decided it
   bool failed = false;
   for (std::size_t l = 0; l < labs.size() && l < reports.size(); ++l) {
     const auto& spec = labs[l]->spec();
     const auto& r = reports[l];
-    std::map<std::string, std::string> expected;
-    for (const auto& v : spec.variants) expected[v.name] = v.expected_finding;
+    std::map<std::string, report::Expectation> expected;
+    for (const auto& v : spec.variants) expected[v.name] = v.expected;
     const auto judgements = report::judge_findings(r, expected);
     for (std::size_t i = 0; i < judgements.size(); ++i) {
       const auto& j = judgements[i];
       failed = failed || j.failed;
-      table.add_row({spec.name, j.variant, report::to_string(r.variants[i].role),
-                     j.expected.empty() ? "-" : j.expected,
+      table.add_row({spec.name, j.variant, report::to_string(r.variants[i].role), j.expected.text(),
                      j.obtained.empty() ? "none" : j.obtained, j.result});
+      for (const auto& step : j.decided_by)
+        causes +=
+            fmt::format("{}/{}: {}: {} → {}\n", spec.name, j.variant, step.node,
+                        report::evidence_text(step.evidence),
+                        step.finding.empty() ? step.answer : step.answer + ": " + step.finding);
     }
   }
-  return {table.render() + (failed ? "selftest: FAILED\n" : "selftest: passed\n"), failed};
+  // The card the reports were measured on: an expectation may hold on one card and not another.
+  const std::string card = reports.empty() ? "" : report::terminal_safe(reports[0].device.name);
+  return {table.render() + causes + (failed ? "selftest: FAILED" : "selftest: passed") +
+              (card.empty() ? "" : " on " + card) + "\n",
+          failed};
 }
 
 int run_selftest(const SelftestOptions& options, Session& session, Io& io) {

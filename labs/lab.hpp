@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "reports/expectations.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::labs {
@@ -37,7 +38,9 @@ struct VariantSpec {
   std::string name;
   Role role;
   std::string description;       // one line
-  std::string expected_finding;  // principal diagnosis finding id; empty when none is expected
+  // The principal diagnosis finding expected (reports/expectations.hpp): usually one id; none
+  // when empty; where the card decides, the findings each card may give, and why.
+  report::Expectation expected;
 };
 
 struct LabSpec {

@@ -240,6 +240,17 @@ struct TransposeVariant {
 };
 using Variants = VariantTable<TransposeVariant>;
 
+// Where the conflict-free 32x32 tiles stand depends on the card. The bytes in flight an SM
+// needs to sustain its share of the roof scale with the card's bandwidth (Little's law, above):
+// ~0.7 us x 4.26 TB/s / 132 = ~23 KB on the H200, whose copy roof they reach ~82% of
+// (tests/fixtures/labs/transpose.json), but ~0.7 us x 3.01 TB/s / 132 = ~16 KB on the H100
+// 80GB HBM3, whose roof they reach 92% of (tests/fixtures/labs-h100/transpose.json): on either
+// side of at_roof.roof_fraction (0.87). Either way the bank conflicts and strided writes are gone.
+const report::Expectation kConflictFreeTile = report::Expectation::one_of(
+    {"memory-bound-below-roof", "memory-bound-at-roof"},
+    "the card decides: the tile's bytes in flight reach 92% of the H100's copy roof, ~82% of the "
+    "H200's, either side of at_roof.roof_fraction (0.87)");
+
 std::vector<TransposeVariant> variant_table() {
   return {
       {{"naive", Role::baseline, "one thread per element; coalesced reads, column-strided writes",
@@ -251,14 +262,12 @@ std::vector<TransposeVariant> variant_table() {
         "shared-bank-conflicts"},
        "transpose_tiled",
        transpose_shared<RowMajorTile>},
-      // The conflict-free 32x32 tiles stop at ~82% of the copy roof on the H200, short of it
-      // for want of bytes in flight per SM, which the vectorized tile adds.
       {{"padded", Role::optimized, "32x33 shared tile: padding spreads tile columns over all banks",
-        "memory-bound-below-roof"},
+        kConflictFreeTile},
        "transpose_padded",
        transpose_shared<PaddedTile>},
       {{"swizzled", Role::optimized, "32x32 shared tile with XOR-swizzled columns: no padding",
-        "memory-bound-below-roof"},
+        kConflictFreeTile},
        "transpose_swizzled",
        transpose_shared<SwizzledTile>},
       {{"vectorized", Role::optimized,

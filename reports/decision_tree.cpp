@@ -633,6 +633,13 @@ metrics::Unit evidence_unit(const std::string& metric) {
   return it != own.end() ? it->second : unit_of(metric);
 }
 
+std::string node_of_finding(const std::string& finding) {
+  for (const auto& branch : branches())
+    for (const CheckNode* node : branch.checks)
+      if (finding == node->finding) return node->id;
+  return "";
+}
+
 Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   const Probe probe(context, thresholds);
   Diagnosis out;

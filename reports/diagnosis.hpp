@@ -81,6 +81,10 @@ metrics::Unit evidence_unit(const std::string& metric);
 // Diagnoses one kernel.
 Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds);
 
+// The id of the kernel tree's node whose "yes" gives `finding` ("at-roof" for
+// memory-bound-at-roof); empty for a finding no kernel node gives.
+std::string node_of_finding(const std::string& finding);
+
 // Diagnoses a variant's activity trace: do unoverlapped transfers, on-demand page migrations
 // or idle gaps between short kernels take the time? (reports/timeline_diagnosis.cpp). Needs
 // the timeline's summary (reports/timeline.hpp).

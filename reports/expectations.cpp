@@ -1,34 +1,91 @@
 #include "reports/expectations.hpp"
 
+#include <algorithm>
+
 #include "reports/diagnosis.hpp"
 
 namespace gpulab::report {
 namespace {
 
-std::string expectation(const std::map<std::string, std::string>& expected, const std::string& variant) {
-  const auto it = expected.find(variant);
-  return it == expected.end() ? "" : it->second;
+bool contains(const std::vector<std::string>& ids, const std::string& id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
-std::string judge(const Report& r, const Variant& v, const std::string& expected,
-                  const std::string& principal, const std::map<std::string, std::string>& all) {
+Expectation expectation(const std::map<std::string, Expectation>& expected,
+                        const std::string& variant) {
+  const auto it = expected.find(variant);
+  return it == expected.end() ? Expectation() : it->second;
+}
+
+std::string judge(const Report& r, const Variant& v, const Expectation& expected,
+                  const std::string& principal, const std::map<std::string, Expectation>& all) {
   if (v.status == VariantStatus::skipped) return "skipped";
   if (v.check.status == CheckStatus::failed) return "FAIL (check)";
   if (!has_diagnosis(v)) return "FAIL (no counters)";
-  if (!expected.empty() && principal != expected) return "FAIL";
+  if (!expected.empty() && !expected.accepts(principal)) return "FAIL";
   const Variant* base = r.baseline_of(v);
   if (base && base != &v) {
-    const std::string left_behind = expectation(all, base->name);
-    if (!left_behind.empty() && left_behind != expected && carries_finding(v, left_behind))
-      return "FAIL (still " + left_behind + ")";
+    for (const auto& left_behind : expectation(all, base->name).any_of)
+      if (!contains(expected.any_of, left_behind) && carries_finding(v, left_behind))
+        return "FAIL (still " + left_behind + ")";
   }
   return expected.empty() ? "pass (no expectation)" : "pass";
 }
 
+// The steps of the path that gave `principal`, or refused an expected finding: of the
+// diagnosis whose principal finding is the variant's, else of its first.
+std::vector<PathStep> deciding_steps(const Variant& v, const std::string& principal,
+                                     const Expectation& expected) {
+  const auto diagnoses = diagnoses_of(v);
+  if (diagnoses.empty()) return {};
+  const Diagnosis* d = diagnoses.front();
+  for (const auto* one : diagnoses)
+    if (!principal.empty() && !one->findings.empty() && one->findings.front().id == principal) {
+      d = one;
+      break;
+    }
+  std::vector<std::string> nodes;
+  for (const auto& f : expected.any_of) nodes.push_back(node_of_finding(f));
+  std::vector<PathStep> steps;
+  for (const auto& step : d->path)
+    if ((!principal.empty() && step.finding == principal) || contains(nodes, step.node))
+      steps.push_back(step);
+  return steps;
+}
+
 }  // namespace
 
+Expectation::Expectation(const char* finding) {
+  if (finding && *finding) any_of.emplace_back(finding);
+}
+
+Expectation Expectation::one_of(std::initializer_list<const char*> findings, std::string why) {
+  Expectation e;
+  for (const char* f : findings) e.any_of.emplace_back(f);
+  e.why = std::move(why);
+  return e;
+}
+
+Expectation Expectation::excluding(std::initializer_list<const char*> findings, std::string why) {
+  Expectation e;
+  for (const char* f : findings) e.none_of.emplace_back(f);
+  e.why = std::move(why);
+  return e;
+}
+
+bool Expectation::accepts(const std::string& finding) const {
+  return (any_of.empty() || contains(any_of, finding)) && !contains(none_of, finding);
+}
+
+std::string Expectation::text() const {
+  std::string out;
+  for (const auto& f : any_of) out += (out.empty() ? "" : "|") + f;
+  for (const auto& f : none_of) out += (out.empty() ? "not " : ", not ") + f;
+  return out.empty() ? "-" : out;
+}
+
 std::vector<Judgement> judge_findings(const Report& report,
-                                      const std::map<std::string, std::string>& expected) {
+                                      const std::map<std::string, Expectation>& expected) {
   std::vector<Judgement> out;
   for (const auto& v : report.variants) {
     Judgement& j = out.emplace_back();
@@ -37,6 +94,7 @@ std::vector<Judgement> judge_findings(const Report& report,
     j.obtained = principal_finding(v);
     j.result = judge(report, v, j.expected, j.obtained, expected);
     j.failed = j.result.rfind("FAIL", 0) == 0;
+    if (j.failed) j.decided_by = deciding_steps(v, j.obtained, j.expected);
   }
   return out;
 }

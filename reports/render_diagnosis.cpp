@@ -20,7 +20,8 @@ std::string value_text(const Evidence& e) {
   return units::metric(*e.value, evidence_unit(e.metric));
 }
 
-// "dram_pct = 33.8% (>= 60.0%)"
+}  // namespace
+
 std::string evidence_text(const std::vector<Evidence>& evidence, const Style& style) {
   std::string out;
   for (const auto& e : evidence) {
@@ -33,6 +34,8 @@ std::string evidence_text(const std::vector<Evidence>& evidence, const Style& st
   }
   return out;
 }
+
+namespace {
 
 std::string answer_text(const PathStep& s, const Style& style) {
   const std::string answer = shown(s.answer, style);

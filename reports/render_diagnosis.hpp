@@ -15,4 +15,8 @@ namespace gpulab::report {
 // findings into a list.
 std::string render_diagnosis(const Report& report, const Style& style = {});
 
+// Measured values against their thresholds, as the tree prints them at each node:
+// "dram_pct = 33.8% (threshold >= 60.0%), ...".
+std::string evidence_text(const std::vector<Evidence>& evidence, const Style& style = {});
+
 }  // namespace gpulab::report

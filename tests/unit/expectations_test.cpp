@@ -30,7 +30,7 @@ Report two_experiments(const std::vector<std::string>& last_findings) {
   return r;
 }
 
-const std::map<std::string, std::string> kExpected = {
+const std::map<std::string, Expectation> kExpected = {
     {"first", "local-memory"}, {"second", "low-occupancy"}, {"second-fixed", "compute-bound"}};
 
 TEST(Expectations, AVariantIsHeldAgainstTheBaselineItIsMeasuredAgainst) {
@@ -55,7 +55,7 @@ TEST(Expectations, AnotherPrincipalFindingFails) {
   const auto j = judge_findings(two_experiments({"latency-bound"}), kExpected);
   EXPECT_TRUE(j[3].failed);
   EXPECT_EQ(j[3].obtained, "latency-bound");
-  EXPECT_EQ(j[3].expected, "compute-bound");
+  EXPECT_EQ(j[3].expected.text(), "compute-bound");
 }
 
 TEST(Expectations, NoDiagnosisOrAFailedCheckFails) {
@@ -65,6 +65,47 @@ TEST(Expectations, NoDiagnosisOrAFailedCheckFails) {
   const auto j = judge_findings(r, kExpected);
   EXPECT_EQ(j[1].result, "FAIL (no counters)");
   EXPECT_EQ(j[2].result, "FAIL (check)");
+}
+
+TEST(Expectations, OneOfSeveralFindingsWhereTheCardDecides) {
+  auto expected = kExpected;
+  expected["second-fixed"] = Expectation::one_of(
+      {"memory-bound-below-roof", "memory-bound-at-roof"}, "the card's bandwidth decides");
+  EXPECT_EQ(expected["second-fixed"].text(), "memory-bound-below-roof|memory-bound-at-roof");
+  for (const char* principal : {"memory-bound-below-roof", "memory-bound-at-roof"})
+    EXPECT_EQ(judge_findings(two_experiments({principal}), expected)[3].result, "pass")
+        << principal;
+  const auto j = judge_findings(two_experiments({"compute-bound"}), expected);
+  EXPECT_EQ(j[3].result, "FAIL");
+  // The baseline's finding must still be left behind, as below or at the roof.
+  EXPECT_EQ(judge_findings(two_experiments({"memory-bound-at-roof", "low-occupancy"}), expected)[3]
+                .result,
+            "FAIL (still low-occupancy)");
+}
+
+TEST(Expectations, ExclusionsRefuseOnlyWhatTheyName) {
+  auto expected = kExpected;
+  expected["second-fixed"] =
+      Expectation::excluding({"low-occupancy", "shared-bank-conflicts"}, "any finding but these");
+  EXPECT_EQ(expected["second-fixed"].text(), "not low-occupancy, not shared-bank-conflicts");
+  EXPECT_EQ(judge_findings(two_experiments({"latency-bound"}), expected)[3].result, "pass");
+  EXPECT_EQ(judge_findings(two_experiments({"shared-bank-conflicts"}), expected)[3].result, "FAIL");
+  EXPECT_EQ(Expectation().text(), "-");
+  EXPECT_EQ(Expectation("").text(), "-") << "an empty id expects nothing";
+}
+
+TEST(Expectations, AFailingRowCarriesTheStepsThatDecidedIt) {
+  auto r = two_experiments({"latency-bound"});
+  auto& path = r.variants[3].kernels[0].diagnosis->path;
+  path.push_back(PathStep{"bottleneck", 0, "", "", {}, "neither"});
+  path.push_back(PathStep{"compute-roof", 1, "", "", {}, "no"});  // expected compute-bound
+  path.push_back(PathStep{"latency", 1, "", "", {}, "yes", "latency-bound"});
+  const auto j = judge_findings(r, kExpected);
+  ASSERT_TRUE(j[3].failed);
+  ASSERT_EQ(j[3].decided_by.size(), 2u);
+  EXPECT_EQ(j[3].decided_by[0].node, "compute-roof") << "the expected finding's node, answered no";
+  EXPECT_EQ(j[3].decided_by[1].node, "latency") << "the node that gave the obtained finding";
+  EXPECT_TRUE(j[0].decided_by.empty()) << "a passing row needs no cause";
 }
 
 }  // namespace

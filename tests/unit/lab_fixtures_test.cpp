@@ -1,14 +1,16 @@
-// Every lab's report recorded on the H200 (tests/fixtures/labs, `gpulab run --all --diagnose`:
-// full counters, and timelines for the traced labs), read and diagnosed again offline: the
-// checks passed there, and the decision tree gives each variant the principal finding its lab
-// expects. This is `gpulab selftest` on recorded numbers, so CI notices when a change to the
-// tree breaks an expectation. A registered lab without a fixture fails here. A lab that needs
-// more GPUs than the recording machine had (the nccl lab, on one H200) was recorded skipping
-// every variant: its fixture is checked for that reason and its other tests skip until a
-// machine with enough GPUs records it.
+// Every lab's report recorded on each card (`gpulab run --all --diagnose`: full counters, and
+// timelines for the traced labs): an NVIDIA H200 (tests/fixtures/labs) and an H100 80GB HBM3
+// (tests/fixtures/labs-h100), read and diagnosed again offline: the checks passed there, and
+// the decision tree gives each variant a principal finding its lab accepts. This is `gpulab
+// selftest` on recorded numbers of both cards, so CI notices when a change to the tree or to an
+// expectation breaks it on either. A registered lab without a fixture fails here. A lab that
+// needs more GPUs than the recording machine had (the nccl lab, on one GPU) was recorded
+// skipping every variant: its fixture is checked for that reason and its other tests skip until
+// a machine with enough GPUs records it.
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -22,10 +24,22 @@
 namespace gpulab {
 namespace {
 
-class LabFixture : public ::testing::TestWithParam<std::string> {
+// A card whose fixtures are recorded: the folder under tests/fixtures and what its reports'
+// device name contains.
+struct Card {
+  const char* folder;
+  const char* name;
+};
+constexpr Card kCards[] = {{"labs", "H200"}, {"labs-h100", "H100"}};
+void PrintTo(const Card& card, std::ostream* os) { *os << card.name; }
+
+class LabFixture : public ::testing::TestWithParam<std::tuple<Card, std::string>> {
  protected:
+  const Card& card() const { return std::get<0>(GetParam()); }
+  const std::string& lab() const { return std::get<1>(GetParam()); }
   report::Report load() const {
-    auto r = report::load_report(std::string(GPULAB_FIXTURES_DIR) + "/labs/" + GetParam() + ".json");
+    auto r = report::load_report(std::string(GPULAB_FIXTURES_DIR) + "/" + card().folder + "/" +
+                                 lab() + ".json");
     report::derive_all(r);
     report::diagnose_report(r, report::Thresholds());
     return r;
@@ -54,10 +68,10 @@ bool skipped_for_want_of_gpus(const report::Report& r) {
   GTEST_SKIP() << "SKIPPED: recorded where the lab had too few GPUs to run: " \
                << (report).variants.front().skip_reason
 
-TEST_P(LabFixture, RecordedOnTheH200WithEveryCheckPassed) {
+TEST_P(LabFixture, RecordedOnItsCardWithEveryCheckPassed) {
   const auto r = load();
-  const auto& spec = labs::lab_or_throw(GetParam()).spec();
-  EXPECT_NE(r.device.name.find("H200"), std::string::npos);
+  const auto& spec = labs::lab_or_throw(lab()).spec();
+  EXPECT_NE(r.device.name.find(card().name), std::string::npos) << r.device.name;
   EXPECT_EQ(r.lab.name, spec.name);
   ASSERT_EQ(r.variants.size(), spec.variants.size());
   GPULAB_SKIP_IF_RECORDED_WITHOUT_ENOUGH_GPUS(r);
@@ -90,13 +104,12 @@ TEST_P(LabFixture, TextShowsEveryVariantPassed) {
 TEST_P(LabFixture, PrincipalFindingsAreTheExpectedOnes) {
   const auto r = load();
   GPULAB_SKIP_IF_RECORDED_WITHOUT_ENOUGH_GPUS(r);
-  const auto& spec = labs::lab_or_throw(GetParam()).spec();
-  std::map<std::string, std::string> expected;
-  for (const auto& v : spec.variants) expected[v.name] = v.expected_finding;
+  const auto& spec = labs::lab_or_throw(lab()).spec();
+  std::map<std::string, report::Expectation> expected;
+  for (const auto& v : spec.variants) expected[v.name] = v.expected;
   for (const auto& j : report::judge_findings(r, expected))
-    EXPECT_FALSE(j.failed) << j.variant << ": " << j.result << " (expected "
-                           << (j.expected.empty() ? "none" : j.expected) << ", obtained "
-                           << (j.obtained.empty() ? "none" : j.obtained) << ")";
+    EXPECT_FALSE(j.failed) << j.variant << ": " << j.result << " (expected " << j.expected.text()
+                           << ", obtained " << (j.obtained.empty() ? "none" : j.obtained) << ")";
 }
 
 std::vector<std::string> lab_names() {
@@ -105,9 +118,12 @@ std::vector<std::string> lab_names() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllLabs, LabFixture, ::testing::ValuesIn(lab_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
+INSTANTIATE_TEST_SUITE_P(AllLabs, LabFixture,
+                         ::testing::Combine(::testing::ValuesIn(kCards),
+                                            ::testing::ValuesIn(lab_names())),
+                         [](const ::testing::TestParamInfo<LabFixture::ParamType>& info) {
+                           std::string name = std::string(std::get<0>(info.param).name) + "_" +
+                                              std::get<1>(info.param);
                            for (char& c : name)
                              if (c == '-') c = '_';
                            return name;

@@ -69,8 +69,10 @@ TEST(Registry, EveryLabHonoursTheContract) {
     for (const auto& v : s.variants) {
       EXPECT_TRUE(names.insert(v.name).second) << "duplicate variant " << v.name;
       EXPECT_FALSE(v.description.empty()) << v.name;
-      if (!v.expected_finding.empty())
-        EXPECT_TRUE(findings.count(v.expected_finding)) << v.name << ": " << v.expected_finding;
+      for (const auto& ids : {v.expected.any_of, v.expected.none_of})
+        for (const auto& id : ids) EXPECT_TRUE(findings.count(id)) << v.name << ": " << id;
+      if (v.expected.any_of.size() > 1 || !v.expected.none_of.empty())
+        EXPECT_FALSE(v.expected.why.empty()) << v.name << ": why more than one finding is right";
     }
     for (const auto& p : s.params) {
       EXPECT_LE(p.min, p.default_value) << p.name;
