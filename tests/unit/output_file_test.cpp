@@ -5,11 +5,13 @@
 // save that fails. Every test makes its own device nodes and FIFOs in a folder of its own and
 // removes it: none names the machine's /dev/null, /dev/full or /dev/stdout as an output.
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -107,11 +109,33 @@ std::string write_error(const std::string& path, const std::string& content) {
   return "";
 }
 
-// A reader still waiting for a writer (the command failed before it opened the FIFO) gets the
-// end of the input, so that a failing test ends instead of hanging.
-void release_reader(const std::string& fifo) {
-  const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // ENXIO: no reader waits
-  if (fd >= 0) ::close(fd);
+// What a FIFO's reader gets: opened at once (without waiting for a writer), then read until
+// the writer closes it, or for at most `limit_ms` when no writer comes (gpulab replaced the FIFO
+// instead of writing to it), so that a failing test ends instead of hanging.
+std::string read_fifo(const std::string& fifo, int limit_ms = 10000) {
+  const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return "";
+  std::string got;
+  bool written = false;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    pollfd ready{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&ready, 1, static_cast<int>(left.count())) <= 0) break;
+    char buf[4096];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      got.append(buf, static_cast<std::size_t>(n));
+      written = true;
+    } else if (n == 0 && written) {
+      break;  // the writer closed it
+    } else if (n == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // no writer has come yet
+    }
+  }
+  ::close(fd);
+  return got;
 }
 
 // --- the function ---------------------------------------------------------------------------
@@ -210,10 +234,9 @@ TEST(OutputFile, FifoIsWrittenInPlaceAndItsReaderGetsTheContent) {
   const auto fifo = folder / "fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::string got;
-  std::thread reader([&] { got = read_file(fifo); });
+  std::thread reader([&] { got = read_fifo(fifo); });
   std::ostringstream out;
   write_output(fifo, "through the pipe\n", out);
-  release_reader(fifo);
   reader.join();
   EXPECT_EQ(got, "through the pipe\n");
   EXPECT_EQ(node_of(fifo).type, static_cast<mode_t>(S_IFIFO)) << "still a FIFO";
@@ -342,9 +365,8 @@ TEST(OutputOptions, EveryOneWritesThroughAFifo) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (const auto& args : every_output_option(fifo)) {
     std::string got;
-    std::thread reader([&] { got = read_file(fifo); });
+    std::thread reader([&] { got = read_fifo(fifo); });
     const auto o = run_gpulab(args, folder.path);
-    release_reader(fifo);
     reader.join();
     EXPECT_EQ(o.code, 0) << words(args) << "\n" << o.err;
     EXPECT_GT(got.size(), 100u) << words(args) << ": the reader got the output";
