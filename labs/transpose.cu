@@ -243,7 +243,7 @@ using Variants = VariantTable<TransposeVariant>;
 // Where the conflict-free 32x32 tiles stand depends on the card. The bytes in flight an SM
 // needs to sustain its share of the roof scale with the card's bandwidth (Little's law, above):
 // ~0.7 us x 4.26 TB/s / 132 = ~23 KB on the H200, whose copy roof they reach ~82% of
-// (tests/fixtures/labs/transpose.json), but ~0.7 us x 3.01 TB/s / 132 = ~16 KB on the H100
+// (tests/fixtures/labs/transpose.json), but ~0.7 us x 3.03 TB/s / 132 = ~16 KB on the H100
 // 80GB HBM3, whose roof they reach 92% of (tests/fixtures/labs-h100/transpose.json): on either
 // side of at_roof.roof_fraction (0.87). Either way the bank conflicts and strided writes are gone.
 const report::Expectation kConflictFreeTile = report::Expectation::one_of(
