@@ -13,7 +13,7 @@
 #include "app/option_checks.hpp"
 #include "app/shell.hpp"
 #include "app/version.hpp"
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/escape.hpp"
 
 namespace gpulab::app {

@@ -25,7 +25,7 @@ Io standard_io();
 
 // Parses and runs one command line (without the program name). Never throws: an error is
 // printed as one line on io.err ("gpulab: error: ...") and returned as an exit code (see
-// ExitCode in reports/errors.hpp). `in_shell`: the line came from the shell, so a usage error
+// ExitCode in reports/base/errors.hpp). `in_shell`: the line came from the shell, so a usage error
 // points at the shell's `help CMD` rather than at `gpulab --help`.
 int dispatch(const std::vector<std::string>& args, Session& session, Io& io, bool in_shell = false);
 

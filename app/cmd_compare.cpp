@@ -6,16 +6,16 @@
 #include "app/option_checks.hpp"
 #include "app/outputs.hpp"
 #include "app/version.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/output_file.hpp"
+#include "reports/base/user_input.hpp"
 #include "reports/derived.hpp"
-#include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/metric_catalogue.hpp"
-#include "reports/output_file.hpp"
 #include "reports/render_compare.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_html.hpp"
 #include "reports/report_json.hpp"
-#include "reports/user_input.hpp"
 
 namespace gpulab::app {
 namespace {

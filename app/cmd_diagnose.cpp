@@ -5,14 +5,14 @@
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
 #include "app/outputs.hpp"
-#include "reports/errors.hpp"
-#include "reports/output_file.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/output_file.hpp"
+#include "reports/base/user_input.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/report_json.hpp"
 #include "reports/selection.hpp"
 #include "reports/table.hpp"
-#include "reports/user_input.hpp"
 
 namespace gpulab::app {
 namespace {

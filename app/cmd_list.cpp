@@ -6,9 +6,9 @@
 #include "app/option_checks.hpp"
 #include "app/outputs.hpp"
 #include "labs/registry.hpp"
+#include "reports/base/output_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/metric_catalogue.hpp"
-#include "reports/output_file.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/table.hpp"
 

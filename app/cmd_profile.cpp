@@ -20,16 +20,16 @@
 #include "app/session.hpp"
 #include "app/utc_time.hpp"
 #include "app/version.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/output_file.hpp"
+#include "reports/base/user_input.hpp"
 #include "reports/derived.hpp"
-#include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/occupancy_limit.hpp"
-#include "reports/output_file.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
 #include "reports/report_json.hpp"
-#include "reports/user_input.hpp"
 
 namespace gpulab::app {
 namespace {

@@ -9,20 +9,20 @@
 #include "app/option_checks.hpp"
 #include "app/outputs.hpp"
 #include "labs/registry.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/output_file.hpp"
+#include "reports/base/user_input.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/limits.hpp"
-#include "reports/output_file.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
 #include "reports/report_json.hpp"
 #include "reports/table.hpp"
 #include "reports/units.hpp"
-#include "reports/user_input.hpp"
 
 namespace gpulab::app {
 namespace {

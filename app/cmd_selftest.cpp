@@ -5,12 +5,12 @@
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
 #include "labs/registry.hpp"
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/user_input.hpp"
 #include "reports/escape.hpp"
 #include "reports/expectations.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/table.hpp"
-#include "reports/user_input.hpp"
 
 namespace gpulab::app {
 

@@ -7,7 +7,7 @@
 
 #include <csignal>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::app {
 

@@ -16,9 +16,9 @@
 #include "app/cli.hpp"
 #include "app/interrupt.hpp"
 #include "app/shell.hpp"
-#include "reports/errors.hpp"
-#include "reports/input_file.hpp"
-#include "reports/output_file.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
+#include "reports/base/output_file.hpp"
 
 #ifdef GPULAB_HAVE_LIBEDIT
 #include <editline/readline.h>

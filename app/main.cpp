@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "app/cli.hpp"
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 int main(int argc, char** argv) {
   try {

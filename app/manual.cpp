@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "app/version.hpp"
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::app {
 namespace {

@@ -1,5 +1,5 @@
 // The manual: examples of each command, the exit-code table and the man page, all made from the
-// CLI11 app itself and from kExitCodes (reports/errors.hpp), so that neither `--help` nor
+// CLI11 app itself and from kExitCodes (reports/base/errors.hpp), so that neither `--help` nor
 // gpulab.1 can drift from the options the commands take. The build runs `gpulab man` to write
 // gpulab.1, and `cmake --install` puts it in share/man/man1.
 #pragma once

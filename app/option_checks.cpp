@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "reports/errors.hpp"
-#include "reports/user_input.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/user_input.hpp"
 
 namespace gpulab::app {
 namespace {

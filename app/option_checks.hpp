@@ -1,5 +1,5 @@
 // The checks every option value passes before a command sees it, built on the readers of
-// reports/user_input.hpp so that the command line and the commands agree on what a value is.
+// reports/base/user_input.hpp so that the command line and the commands agree on what a value is.
 //
 // The grammar of the whole command line (README "Usage"): an option that takes a value takes
 // the next word, or the text after '=' (`--json=out.json`). A value is never empty, and never

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/output_file.hpp"
 #include "reports/escape.hpp"
-#include "reports/output_file.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::app {

@@ -20,7 +20,7 @@ struct OutputFile {
 // The text --json saves for `report`, or "" when `path` is empty (no file asked for).
 std::string report_file(const std::string& path, const report::Report& report);
 
-// Writes each file through write_output (reports/output_file.hpp); a failure is one line
+// Writes each file through write_output (reports/base/output_file.hpp); a failure is one line
 // "gpulab: warning: cannot write 'PATH': ..." on io.err. Returns `code`, or ExitCode::usage
 // when a save failed and `code` is 0 (a failed check or regression keeps its own code).
 int save_outputs(const std::vector<OutputFile>& files, Io& io, int code = 0);

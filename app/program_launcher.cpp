@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 extern char** environ;
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::cupti {

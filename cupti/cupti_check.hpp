@@ -1,10 +1,10 @@
-// Checks for CUPTI calls, in the family of GPULAB_API_CHECK (reports/errors.hpp). Included only
-// by cupti/*.cpp: the rest of gpulab never sees a CUPTI header.
+// Checks for CUPTI calls, in the family of GPULAB_API_CHECK (reports/base/errors.hpp). Included
+// only by cupti/*.cpp: the rest of gpulab never sees a CUPTI header.
 #pragma once
 
 #include <cupti_result.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::cupti {
 

@@ -1,6 +1,6 @@
 // The CUPTI functions gpulab calls, defined here as trampolines into libcupti, which is loaded at
-// the first call (reports/lazy_library.hpp). The headers below declare them: a trampoline whose
-// types differ from CUPTI's does not compile.
+// the first call (reports/base/lazy_library.hpp). The headers below declare them: a trampoline
+// whose types differ from CUPTI's does not compile.
 //
 // The list must hold every CUPTI function cupti/ calls: a missing one is an undefined symbol at
 // link time (gpulab does not link libcupti), and the CPU test
@@ -13,7 +13,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-#include "reports/lazy_library.hpp"
+#include "reports/base/lazy_library.hpp"
 
 // X(L, function, number of parameters)
 #define GPULAB_CUPTI_FUNCTIONS(X, L)                                           \

@@ -1,5 +1,6 @@
-// libcupti is loaded when gpulab first calls CUPTI, not at start (see reports/lazy_library.hpp):
-// the commands that need no counters or traces run where CUPTI is not installed.
+// libcupti is loaded when gpulab first calls CUPTI, not at start (see
+// reports/base/lazy_library.hpp): the commands that need no counters or traces run where CUPTI is
+// not installed.
 #pragma once
 
 #include <string>

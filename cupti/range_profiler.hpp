@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::cupti {
 

@@ -1,7 +1,7 @@
 // The cuBLAS functions the labs call, defined here as trampolines into libcublas, which is loaded
-// at the first call (reports/lazy_library.hpp): gpulab starts, and every lab but matmul's cuBLAS
-// reference runs, where cuBLAS is not installed. cublas_v2.h declares them (its cublasCreate is
-// cublasCreate_v2, and so on: the list names the library's symbols); a trampoline whose types
+// at the first call (reports/base/lazy_library.hpp): gpulab starts, and every lab but matmul's
+// cuBLAS reference runs, where cuBLAS is not installed. cublas_v2.h declares them (its cublasCreate
+// is cublasCreate_v2, and so on: the list names the library's symbols); a trampoline whose types
 // differ from cuBLAS's does not compile. libcublas loads its libcublasLt itself.
 //
 // A lab that calls another cuBLAS function adds it to the list: gpulab does not link libcublas,
@@ -10,7 +10,7 @@
 
 #include <cublas_v2.h>
 
-#include "reports/lazy_library.hpp"
+#include "reports/base/lazy_library.hpp"
 
 // X(L, function, number of parameters)
 #define GPULAB_CUBLAS_FUNCTIONS(X, L) \

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 #define GPULAB_CUDA_CHECK(call) \
   GPULAB_API_CHECK("CUDA", call, cudaSuccess, ::cudaGetErrorString)

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "labs/ptxas_table.hpp"
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/statistics.hpp"
 
 namespace gpulab::labs {

@@ -28,7 +28,7 @@
 #include "labs/registry.hpp"
 #include "labs/table_lab.hpp"
 
-// cuBLAS status checks, in the shape of GPULAB_CUDA_CHECK (reports/errors.hpp).
+// cuBLAS status checks, in the shape of GPULAB_CUDA_CHECK (reports/base/errors.hpp).
 #define GPULAB_CUBLAS_CHECK(call) \
   GPULAB_API_CHECK("cuBLAS", call, CUBLAS_STATUS_SUCCESS, ::cublasGetStatusString)
 #define GPULAB_CUBLAS_CHECK_NOEXCEPT(call) \

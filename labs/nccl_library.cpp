@@ -1,5 +1,5 @@
 // The NCCL functions the nccl lab calls, defined here as trampolines into libnccl, which is loaded
-// at the first call (reports/lazy_library.hpp): gpulab starts, and every other lab runs, where
+// at the first call (reports/base/lazy_library.hpp): gpulab starts, and every other lab runs, where
 // NCCL is not installed. nccl.h declares them; a trampoline whose types differ does not compile.
 // Built only where the build found nccl.h (GPULAB_HAVE_NCCL, CMakeLists.txt).
 #include "labs/nccl_library.hpp"
@@ -7,7 +7,7 @@
 #if GPULAB_HAVE_NCCL
 #include <nccl.h>
 
-#include "reports/lazy_library.hpp"
+#include "reports/base/lazy_library.hpp"
 
 // X(L, function, number of parameters)
 #define GPULAB_NCCL_FUNCTIONS(X, L) \

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::labs {
 namespace {

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "reports/base/errors.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/errors.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/timeline.hpp"
 

@@ -42,7 +42,7 @@ class Thresholds {
   // Throws UsageError for an unknown name, or a value that is not finite or outside the
   // threshold's [min, max].
   void set(const std::string& name, double value);
-  // Parses "NAME=VALUE" (reports/user_input.hpp); throws UsageError naming the problem.
+  // Parses "NAME=VALUE" (reports/base/user_input.hpp); throws UsageError naming the problem.
   void set_from_text(const std::string& assignment);
   const std::map<std::string, double>& values() const { return values_; }
   // The thresholds that differ from their defaults.

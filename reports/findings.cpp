@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "reports/base/errors.hpp"
+#include "reports/base/user_input.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/errors.hpp"
-#include "reports/user_input.hpp"
 
 namespace gpulab::report {
 namespace {

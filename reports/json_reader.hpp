@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::report {
 

@@ -48,7 +48,7 @@ std::vector<std::string> metric_set(std::string_view set_name);
 std::optional<std::string> counter_name(std::string_view name);
 
 // Resolves the value of a metrics option (`what`, e.g. "--metrics", leads its errors): a set
-// name, or a list of counter names as split_list reads it (reports/user_input.hpp). The CUPTI
+// name, or a list of counter names as split_list reads it (reports/base/user_input.hpp). The CUPTI
 // names, sorted, each once; throws UsageError for an unknown metric.
 std::vector<std::string> resolve(const std::string& what, const std::string& spec);
 

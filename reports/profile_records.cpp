@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/json_reader.hpp"
 
 namespace gpulab::report {

@@ -3,12 +3,12 @@
 #include <cmath>
 #include <iostream>
 
+#include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
+#include "reports/base/output_file.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/diagnosis_json.hpp"
-#include "reports/errors.hpp"
-#include "reports/input_file.hpp"
 #include "reports/json_reader.hpp"
-#include "reports/output_file.hpp"
 #include "reports/timeline_json.hpp"
 
 namespace gpulab::report {

@@ -24,7 +24,7 @@ Report load_report(const std::string& path);
 // The text of a report file: to_json with a 2-space indent and a final newline.
 std::string report_file_text(const Report& report);
 
-// Writes report_file_text to `path` through write_output (reports/output_file.hpp); "-" is the
+// Writes report_file_text to `path` through write_output (reports/base/output_file.hpp); "-" is the
 // process's standard output.
 void save_report(const std::string& path, const Report& report);
 

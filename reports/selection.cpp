@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/kernel_name.hpp"
 
 namespace gpulab::report {

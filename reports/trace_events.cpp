@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

@@ -19,7 +19,7 @@
 #include "app/cli.hpp"
 #include "app/command_line.hpp"
 #include "app/commands.hpp"
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::fuzz {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "reports/errors.hpp"
-#include "reports/input_file.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/report_json.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 

@@ -13,7 +13,7 @@
 #include "app/lab_runner.hpp"
 #include "app/session.hpp"
 #include "labs/registry.hpp"
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::test {
 

@@ -95,7 +95,7 @@ TEST(Cli, BadInputIsAOneLineUsageError) {
   expect_usage_error({"run", "transpose", "--repeat", "0"}, "repeat");
   expect_usage_error({"run", "transpose", "--format", "xml"}, "format");
   expect_usage_error({"run", "transpose", "--metrics", "nonsense"}, "unknown metric");
-  // Every list option reads its list one way (reports/user_input.hpp), --metrics too.
+  // Every list option reads its list one way (reports/base/user_input.hpp), --metrics too.
   expect_usage_error({"run", "transpose", "--variant", "tiled,tiled"}, "names 'tiled' twice");
   expect_usage_error({"run", "transpose", "--metrics", "dram_read,,dram_write"},
                      "--metrics: 'dram_read,,dram_write' has an empty name in the list");

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/compare.hpp"
 #include "reports/derived.hpp"
-#include "reports/input_file.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"
 

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/errors.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"

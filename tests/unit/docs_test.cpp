@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/base/input_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/input_file.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "run_cli.hpp"
 

@@ -3,8 +3,8 @@
 // transpose lab exists to show, on real numbers.
 #include <gtest/gtest.h>
 
+#include "reports/base/input_file.hpp"
 #include "reports/derived.hpp"
-#include "reports/input_file.hpp"
 #include "reports/render_text.hpp"
 #include "reports/report_json.hpp"
 

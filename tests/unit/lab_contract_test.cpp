@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "labs/registry.hpp"
-#include "reports/input_file.hpp"
+#include "reports/base/input_file.hpp"
 
 namespace gpulab::labs {
 namespace {

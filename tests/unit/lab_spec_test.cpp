@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "labs/registry.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/errors.hpp"
 
 namespace gpulab::labs {
 namespace {

@@ -1,9 +1,11 @@
 // The folders depend on each other in one direction: app -> labs, app -> cupti, and all three
 // -> reports, never back; inject/ (the library `gpulab profile` loads into programs) -> cupti
-// and reports, and nothing includes it. reports/ is plain host code that the GPU-less CI
-// machine tests; a backward include would drag CUDA or CUPTI into it, or tie cupti/ to the labs.
-// And only cupti/ and inject/ see CUPTI's headers.
+// and reports, and nothing includes it; under them all reports/base/, what every folder uses.
+// reports/ is plain host code that the GPU-less CI machine tests; a backward include would drag
+// CUDA or CUPTI into it, or tie cupti/ to the labs. And only cupti/ and inject/ see CUPTI's
+// headers. Layering.FolderGraph prints the folders, their lines and the arrows between them.
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <regex>
 #include <set>
@@ -11,39 +13,63 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "reports/input_file.hpp"
+#include "reports/base/input_file.hpp"
 
 namespace gpulab {
 namespace {
 
 namespace fs = std::filesystem;
 
-// The project folders each folder may include from (its own among them).
-const std::map<std::string, std::set<std::string>>& allowed() {
-  static const std::map<std::string, std::set<std::string>> a = {
-      {"app", {"app", "labs", "cupti", "reports"}},
-      {"labs", {"labs", "reports"}},
-      {"cupti", {"cupti", "reports"}},
-      {"reports", {"reports"}},
-      {"inject", {"inject", "cupti", "reports"}},
+// The project folders, top of the order first, and those each may include from (its own among
+// them). A file belongs to the deepest folder listed that holds it.
+const std::vector<std::pair<std::string, std::set<std::string>>>& order() {
+  static const std::vector<std::pair<std::string, std::set<std::string>>> o = {
+      {"app", {"app", "labs", "cupti", "reports", "reports/base"}},
+      {"inject", {"inject", "cupti", "reports", "reports/base"}},
+      {"labs", {"labs", "reports", "reports/base"}},
+      {"cupti", {"cupti", "reports", "reports/base"}},
+      {"reports", {"reports", "reports/base"}},
+      {"reports/base", {"reports/base"}},
   };
-  return a;
+  return o;
+}
+
+const std::set<std::string>& allowed(const std::string& folder) {
+  for (const auto& [name, may] : order())
+    if (name == folder) return may;
+  static const std::set<std::string> none;
+  return none;
+}
+
+// The project folder of a path relative to the source tree ("reports/base/errors.hpp" ->
+// "reports/base"); empty for a path in none.
+std::string folder_of(const std::string& path) {
+  std::string best;
+  for (const auto& [name, unused] : order())
+    if (path.rfind(name + "/", 0) == 0 && name.size() > best.size()) best = name;
+  return best;
+}
+
+// An #include of a project header; its first group is the header's path.
+const std::regex& project_include() {
+  static const std::regex include(R"re(^\s*#\s*include\s*"([a-z_/]+/[^"/]*)")re");
+  return include;
 }
 
 // The #include lines of `text` (a file of `folder`) that name a project folder `folder` may
 // not include, as "line N: #include ...".
 std::vector<std::string> backward_includes(const std::string& folder, const std::string& text) {
-  static const std::regex include(R"(^\s*#\s*include\s*"([a-z_]+)/[^"]*")");
   std::vector<std::string> out;
   std::istringstream lines(text);
   std::string line;
   for (int n = 1; std::getline(lines, line); ++n) {
     std::smatch m;
-    if (!std::regex_search(line, m, include)) continue;
-    const std::string target = m[1];
-    if (allowed().count(target) && !allowed().at(folder).count(target))
+    if (!std::regex_search(line, m, project_include())) continue;
+    const std::string target = folder_of(m[1]);
+    if (!target.empty() && !allowed(folder).count(target))
       out.push_back("line " + std::to_string(n) + ": " + line);
   }
   return out;
@@ -55,7 +81,7 @@ std::vector<std::string> foreign_headers(const std::string& folder, const std::s
   static const std::regex cuda(R"(^\s*#\s*include\s*<(cuda|cupti|cublas|cub/|nvtx|nvPerf))");
   static const std::regex cupti(R"(^\s*#\s*include\s*<(cupti|nvPerf))");
   if (folder == "cupti" || folder == "inject") return {};
-  const std::regex& rule = folder == "reports" ? cuda : cupti;
+  const std::regex& rule = folder.rfind("reports", 0) == 0 ? cuda : cupti;
   std::vector<std::string> out;
   std::istringstream lines(text);
   std::string line;
@@ -78,10 +104,17 @@ TEST(Layering, BackwardIncludesAreFound) {
   EXPECT_EQ(foreign_headers("app", "#include <cupti_activity.h>").size(), 1u);
   EXPECT_TRUE(foreign_headers("app", "#include <cuda_runtime_api.h>").empty());
   EXPECT_TRUE(foreign_headers("cupti", "#include <cupti_activity.h>").empty());
+  EXPECT_EQ(foreign_headers("reports/base", "#include <cuda.h>").size(), 1u);
+  // reports/base/ is under reports/: it includes nothing above it.
+  EXPECT_TRUE(backward_includes("reports", "#include \"reports/base/errors.hpp\"").empty());
+  EXPECT_EQ(backward_includes("reports/base", "#include \"reports/report.hpp\"").size(), 1u);
+  EXPECT_EQ(folder_of("reports/base/errors.hpp"), "reports/base");
+  EXPECT_EQ(folder_of("reports/units.hpp"), "reports");
+  EXPECT_EQ(folder_of("tests/unit/x.cpp"), "");
 }
 
 struct Source {
-  std::string folder;  // app, labs, cupti or reports
+  std::string folder;  // app, labs, cupti, inject, reports or reports/base
   std::string file;    // relative to the source tree, e.g. reports/units.hpp
   std::string text;
 };
@@ -92,11 +125,14 @@ const std::vector<Source>& project_sources() {
     const fs::path root = GPULAB_SOURCE_DIR;
     const std::set<std::string> extensions = {".cpp", ".hpp", ".cu", ".cuh", ".in"};
     std::vector<Source> out;
-    for (const auto& [folder, unused] : allowed())
-      for (const auto& entry : fs::recursive_directory_iterator(root / folder))
-        if (entry.is_regular_file() && extensions.count(entry.path().extension().string()))
-          out.push_back({folder, fs::relative(entry.path(), root).string(),
-                         read_file(entry.path().string())});
+    for (const auto& [top, unused] : order()) {
+      if (top.find('/') != std::string::npos) continue;  // walked from its top folder
+      for (const auto& entry : fs::recursive_directory_iterator(root / top))
+        if (entry.is_regular_file() && extensions.count(entry.path().extension().string())) {
+          const std::string file = fs::relative(entry.path(), root).string();
+          out.push_back({folder_of(file), file, read_file(entry.path().string())});
+        }
+    }
     return out;
   }();
   return all;
@@ -113,18 +149,15 @@ TEST(Layering, EveryIncludePointsDownTheFolderOrder) {
 
 // The namespace a file of `folder` declares its names in: the folder's own under gpulab
 // (gpulab::app, gpulab::labs, gpulab::cupti, gpulab::inject, gpulab::report for reports/, each with
-// nested namespaces as needed), save the basics every folder uses, which live in reports/ only
-// because it is the bottom of the order and stay in gpulab itself.
+// nested namespaces as needed), save the basics every folder uses (reports/base/), which are
+// gpulab's own.
 bool namespace_fits(const std::string& folder, const std::string& file, const std::string& ns) {
-  static const std::map<std::string, std::string> own = {{"app", "gpulab::app"},
-                                                         {"labs", "gpulab::labs"},
-                                                         {"cupti", "gpulab::cupti"},
-                                                         {"reports", "gpulab::report"},
-                                                         {"inject", "gpulab::inject"}};
-  static const std::set<std::string> basics = {"errors", "user_input", "output_file", "input_file",
-                                               "lazy_library"};
-  if (folder == "reports" && basics.count(fs::path(file).stem().string())) return ns == "gpulab";
+  (void)file;
+  static const std::map<std::string, std::string> own = {
+      {"app", "gpulab::app"},        {"labs", "gpulab::labs"},   {"cupti", "gpulab::cupti"},
+      {"reports", "gpulab::report"}, {"reports/base", "gpulab"}, {"inject", "gpulab::inject"}};
   const std::string& want = own.at(folder);
+  if (folder == "reports/base") return ns == want;
   return ns == want || ns.rfind(want + "::", 0) == 0;
 }
 
@@ -158,14 +191,16 @@ TEST(Layering, NamespacesAreFound) {
       misplaced_namespaces("reports", "reports/units.hpp", "namespace gpulab::report::units {\n")
           .empty());
   EXPECT_TRUE(
-      misplaced_namespaces("reports", "reports/errors.hpp", "namespace gpulab {\n").empty());
+      misplaced_namespaces("reports/base", "reports/base/errors.hpp", "namespace gpulab {\n")
+          .empty());
   EXPECT_TRUE(misplaced_namespaces("app", "app/cli.cpp", "namespace gpulab::app {\n").empty());
   EXPECT_EQ(
       misplaced_namespaces("reports", "reports/x.hpp", "#pragma once\nnamespace gpulab::render {"),
       std::vector<std::string>{"line 2: namespace gpulab::render {"});
   EXPECT_EQ(misplaced_namespaces("reports", "reports/x.cpp", "namespace gpulab {").size(), 1u);
   EXPECT_EQ(
-      misplaced_namespaces("reports", "reports/errors.hpp", "namespace gpulab::report {").size(),
+      misplaced_namespaces("reports/base", "reports/base/errors.hpp", "namespace gpulab::report {")
+          .size(),
       1u);
   EXPECT_EQ(misplaced_namespaces("labs", "labs/x.cu", "namespace gpulab::labsx {").size(), 1u);
   EXPECT_EQ(misplaced_namespaces("cupti", "cupti/x.cpp", "namespace gpulab::report {").size(), 1u);
@@ -184,6 +219,38 @@ TEST(Layering, EachFolderDeclaresItsOwnNamespace) {
     for (const auto& bad : misplaced_namespaces(s.folder, s.file, s.text))
       ADD_FAILURE() << s.file << " " << bad;
   EXPECT_GT(project_sources().size(), 50u) << "the scan found the sources";
+}
+
+// The folder-level graph, printed: each folder with its lines of code and its share of them, and
+// the folders it includes from, with how many include lines. It fails where an arrow runs
+// against the order (the test above names the line) or a folder holds more than 40% of the
+// code (a folder with more than one job: split it).
+TEST(Layering, FolderGraph) {
+  std::map<std::string, std::size_t> lines;
+  std::map<std::string, std::map<std::string, int>> arrows;
+  std::size_t total = 0;
+  for (const auto& s : project_sources()) {
+    std::istringstream in(s.text);
+    for (std::string line; std::getline(in, line);) {
+      ++lines[s.folder], ++total;
+      std::smatch m;
+      if (!std::regex_search(line, m, project_include())) continue;
+      const std::string target = folder_of(m[1]);
+      if (!target.empty() && target != s.folder) ++arrows[s.folder][target];
+    }
+  }
+  std::string graph =
+      fmt::format("{:<14}{:>7}{:>7}  includes from (include lines)\n", "folder", "lines", "share");
+  for (const auto& [folder, unused] : order()) {
+    std::string to;
+    for (const auto& [target, n] : arrows[folder]) to += fmt::format("{} ({}) ", target, n);
+    const double share = static_cast<double>(lines[folder]) / static_cast<double>(total);
+    graph += fmt::format("{:<14}{:>7}{:>6.0f}%  {}\n", folder, lines[folder], share * 100, to);
+    EXPECT_LE(share, 0.40) << folder << " holds " << share * 100 << "% of the code";
+    for (const auto& [target, n] : arrows[folder])
+      EXPECT_TRUE(allowed(folder).count(target)) << folder << " -> " << target;
+  }
+  std::cout << graph;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// CUPTI and cuBLAS are loaded at first use (reports/lazy_library.hpp), not linked: gpulab starts,
-// and its offline commands run, where the CUDA toolkit is not installed. These tests keep it so
-// (nobody links the libraries again), check the loader's messages and exit code when a library
-// is missing, and that every function of the trampoline lists is in the toolkit's libraries.
+// CUPTI and cuBLAS are loaded at first use (reports/base/lazy_library.hpp), not linked: gpulab
+// starts, and its offline commands run, where the CUDA toolkit is not installed. These tests keep
+// it so (nobody links the libraries again), check the loader's messages and exit code when a
+// library is missing, and that every function of the trampoline lists is in the toolkit's
+// libraries.
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -18,8 +19,8 @@
 #include "cupti/cupti_library.hpp"
 #include "cupti/range_profiler.hpp"
 #include "labs/cublas_library.hpp"
-#include "reports/errors.hpp"
-#include "reports/lazy_library.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/lazy_library.hpp"
 
 namespace gpulab {
 namespace {

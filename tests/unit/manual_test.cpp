@@ -1,6 +1,6 @@
 // The manual is made from the command line itself: the man page lists every command, option and
 // exit code; --help shows examples and the exit codes; every example parses; README's table of
-// exit codes is the one of reports/errors.hpp.
+// exit codes is the one of reports/base/errors.hpp.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,8 +11,8 @@
 
 #include "app/command_line.hpp"
 #include "app/manual.hpp"
-#include "reports/errors.hpp"
-#include "reports/input_file.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
 #include "run_cli.hpp"
 
 namespace gpulab::app {
@@ -129,7 +129,7 @@ TEST(Manual, ExamplesParse) {
     EXPECT_TRUE(shown.count(cmd->get_name())) << cmd->get_name() << " has no example";
 }
 
-// README "Exit codes" lists the codes of reports/errors.hpp, each once.
+// README "Exit codes" lists the codes of reports/base/errors.hpp, each once.
 TEST(Manual, ReadmeExitCodesAreTheTable) {
   std::istringstream in(
       read_file((std::filesystem::path(GPULAB_SOURCE_DIR) / "README.md").string()));

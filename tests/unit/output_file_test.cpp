@@ -1,5 +1,5 @@
 // Outputs that are not plain files, and the atomic replace of those that are
-// (reports/output_file.hpp): devices, FIFOs and standard output written in place and left what
+// (reports/base/output_file.hpp): devices, FIFOs and standard output written in place and left what
 // they were; a regular file replaced whole, its mode kept; a new one made 0666 & ~umask; a
 // planted link in a sticky folder refused; "-" in and out; the text report printed before a
 // save that fails. Every test makes its own device nodes and FIFOs in a folder of its own and
@@ -24,9 +24,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/line_reader.hpp"
-#include "reports/errors.hpp"
-#include "reports/input_file.hpp"
-#include "reports/output_file.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
+#include "reports/base/output_file.hpp"
 #include "unit/run_binary.hpp"
 
 namespace gpulab {

@@ -14,9 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "outside_labels.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/errors.hpp"
 #include "reports/report_json.hpp"
 #include "reports/table.hpp"
 

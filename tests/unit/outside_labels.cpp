@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/errors.hpp"
-#include "reports/input_file.hpp"
 #include "reports/kernel_name.hpp"
 
 namespace gpulab::outside {

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/occupancy_limit.hpp"
 #include "reports/profile_records.hpp"

@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
+#include "reports/base/errors.hpp"
 #include "reports/compare.hpp"
-#include "reports/errors.hpp"
 #include "reports/escape.hpp"
 #include "reports/limits.hpp"
 #include "reports/render_html.hpp"

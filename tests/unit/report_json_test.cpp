@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "reports/errors.hpp"
-#include "reports/input_file.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::report {

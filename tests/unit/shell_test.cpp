@@ -18,7 +18,7 @@
 #include "app/interrupt.hpp"
 #include "app/line_reader.hpp"
 #include "app/shell.hpp"
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 #include "unit/shell_command.hpp"
 
 namespace gpulab::app {

@@ -2,8 +2,8 @@
 // on small hand-made timelines whose figures can be worked out by hand.
 #include <gtest/gtest.h>
 
+#include "reports/base/errors.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/errors.hpp"
 #include "reports/render_timeline.hpp"
 #include "reports/report_json.hpp"
 #include "reports/timeline.hpp"

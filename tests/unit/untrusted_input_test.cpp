@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/escape.hpp"
-#include "reports/input_file.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_text.hpp"
 #include "reports/report_json.hpp"

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/user_input.hpp"
 #include "reports/metric_catalogue.hpp"
-#include "reports/user_input.hpp"
 
 namespace gpulab {
 namespace {

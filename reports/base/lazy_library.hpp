@@ -44,7 +44,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab {
 

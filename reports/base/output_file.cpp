@@ -1,4 +1,4 @@
-#include "reports/output_file.hpp"
+#include "reports/base/output_file.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/lazy_library.hpp"
+#include "reports/base/lazy_library.hpp"
 
 #include <cstdlib>
 

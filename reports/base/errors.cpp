@@ -1,4 +1,4 @@
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "reports/user_input.hpp"
+#include "reports/base/user_input.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab {
 namespace {

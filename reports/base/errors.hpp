@@ -84,7 +84,8 @@ class NoGpuError : public Error {
 };
 
 // A shared library the command needs (CUPTI, cuBLAS) is not installed, not on the loader's
-// path, or too old; the message names it and says how to make it found (reports/lazy_library.hpp).
+// path, or too old; the message names it and says how to make it found
+// (reports/base/lazy_library.hpp).
 class LibraryMissing : public Error {
  public:
   explicit LibraryMissing(const std::string& message) : Error(ExitCode::missing_library, message) {}
@@ -111,25 +112,25 @@ std::string format_api_failure(const char* api, int status, const char* descript
 
 // The one shape of every API check: evaluate once, compare with the API's success value, and on
 // failure either throw an ApiError (CHECK) or report on stderr and carry on (for destructors).
-#define GPULAB_API_CHECK(api, call, success, describe)                                     \
-  do {                                                                                     \
-    const auto gpulab_status_ = (call);                                                    \
-    if (gpulab_status_ != (success)) {                                                     \
-      throw ::gpulab::ApiError(                                                            \
-          api, static_cast<int>(gpulab_status_),                                           \
-          ::gpulab::format_api_failure(api, static_cast<int>(gpulab_status_),              \
+#define GPULAB_API_CHECK(api, call, success, describe)                                        \
+  do {                                                                                        \
+    const auto gpulab_status_ = (call);                                                       \
+    if (gpulab_status_ != (success)) {                                                        \
+      throw ::gpulab::ApiError(                                                               \
+          api, static_cast<int>(gpulab_status_),                                              \
+          ::gpulab::format_api_failure(api, static_cast<int>(gpulab_status_),                 \
                                        describe(gpulab_status_), #call, __FILE__, __LINE__)); \
-    }                                                                                      \
+    }                                                                                         \
   } while (0)
 
-#define GPULAB_API_CHECK_NOEXCEPT(api, call, success, describe)                             \
-  do {                                                                                     \
-    const auto gpulab_status_ = (call);                                                    \
-    if (gpulab_status_ != (success)) {                                                     \
-      ::gpulab::report_api_failure_noexcept(                                               \
-          ::gpulab::format_api_failure(api, static_cast<int>(gpulab_status_),              \
+#define GPULAB_API_CHECK_NOEXCEPT(api, call, success, describe)                               \
+  do {                                                                                        \
+    const auto gpulab_status_ = (call);                                                       \
+    if (gpulab_status_ != (success)) {                                                        \
+      ::gpulab::report_api_failure_noexcept(                                                  \
+          ::gpulab::format_api_failure(api, static_cast<int>(gpulab_status_),                 \
                                        describe(gpulab_status_), #call, __FILE__, __LINE__)); \
-    }                                                                                      \
+    }                                                                                         \
   } while (0)
 
 namespace gpulab {

@@ -1,4 +1,4 @@
-#include "reports/input_file.hpp"
+#include "reports/base/input_file.hpp"
 
 #include <cerrno>
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/errors.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab {
 
