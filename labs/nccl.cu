@@ -179,7 +179,7 @@ int greatest_priority() {
 // streams. The communication stream has the greatest priority: an NCCL kernel takes whole SMs
 // and shares them with no other kernel, so at the same priority a bucket's all-reduce waits
 // until the next bucket's gradient (~124 waves of blocks) has started its last block. On the
-// H200 (scripts/stream_priority_probe.cu: 16 one-per-SM blocks behind a gradient bucket) the
+// H200 (scripts/gpu/stream_priority_probe.cu: 16 one-per-SM blocks behind a gradient bucket) the
 // wait was 556-573 us at the same priority and 7.0-7.2 us at the greatest.
 struct Rank {
   int device = 0;

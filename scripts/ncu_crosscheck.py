@@ -11,7 +11,7 @@ In that process gpulab launches each variant twice, in the report's order (the c
 launch, then one timed launch), so ncu records every kernel twice: the two give ncu's own
 launch-to-launch spread. NCU_DIR/LAB.2.csv, LAB.3.csv... are further ncu processes of the same
 command: their records join the first's, so that the spread is also ncu's from process to
-process. A process may collect part of the metric list (scripts/h200_ncu.sh's GPULAB_NCU_SPLIT:
+process. A process may collect part of the metric list (scripts/gpu/ncu_crosscheck.sh's GPULAB_NCU_SPLIT:
 ncu's grouping of a list into passes can move a value); a metric's spread is then over the
 processes that collected it. Records are matched to the report's kernels by mangled function
 name and launch order, variant after variant; two variants often share a function, so a record

@@ -1,5 +1,5 @@
 # A PyTorch program for `gpulab profile`: a transposed copy, a strided slice copy, a sum and a
-# matmul on an 8192x8192 matrix (scripts/h200_profile.sh, scripts/h200_verify.sh).
+# matmul on an 8192x8192 matrix (scripts/gpu/profile_vs_ncu.sh, scripts/gpu/verify.sh).
 import torch
 x = torch.randn(8192, 8192, device="cuda")
 t = x.t().contiguous()          # transposed copy

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 const fs::path kRoot = GPULAB_SOURCE_DIR;
 
 // The H200 scripts select a lab's GPU tests as <CamelCase>Gpu.* (lab_test_filter in
-// scripts/h200_common.sh): aos-soa -> AosSoaGpu.
+// scripts/gpu/common.sh): aos-soa -> AosSoaGpu.
 std::string gpu_suite(const std::string& lab) {
   std::string out;
   bool upper = true;

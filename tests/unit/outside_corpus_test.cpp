@@ -258,7 +258,7 @@ constexpr int kAgreedToday = 53;
 TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
   const auto entries = load_labels(kCorpusDir + "/labels.json");
   if (entries.empty())
-    GTEST_SKIP() << "the outside corpus has no recorded kernels yet (scripts/h200_outside.sh "
+    GTEST_SKIP() << "the outside corpus has no recorded kernels yet (scripts/gpu/outside_corpus.sh "
                     "records it)";
   std::map<std::string, report::Report> reports;
   report::TextTable table({"kernel", "label", "gpulab", "agrees"}, 4);

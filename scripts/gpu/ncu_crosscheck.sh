@@ -4,13 +4,13 @@
 # kernels, and compares them (scripts/ncu_crosscheck.py). Prints the comparison table and a
 # short summary last. From the repository root:
 #   [GPULAB_GIT_SHA=<sha>] [GPULAB_NCU_PROCESSES=N] [GPULAB_NCU_SPLIT=K] \
-#       bash scripts/h200_ncu.sh [LAB,LAB...] [OUT_DIR]
+#       bash scripts/gpu/ncu_crosscheck.sh [LAB,LAB...] [OUT_DIR]
 # OUT_DIR (default $OUT, else /tmp/gpulab-out) receives crosscheck.txt, crosscheck.json and
 # crosscheck.tgz (the reports and CSVs, to record fixtures from).
 set -uo pipefail
 only=${1:-}
 out=${2:-${OUT:-/tmp/gpulab-out}}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 ncu_dir=$(mktemp -d)
 kernel_replay=$(mktemp -d)
 budget_s=${GPULAB_NCU_BUDGET_S:-470}  # stop starting labs after this many seconds

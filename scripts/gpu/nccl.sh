@@ -5,12 +5,12 @@
 # (`--param gpus=1`), the lab's self-test, and compute-sanitizer (memcheck, initcheck) on its
 # kernels at a small size, on one GPU and, where there are two or more, on all of them. NVLink
 # multicast stays off (NCCL_NVLS_ENABLE=0). Prints a short summary last. From the repository root:
-#   [GPULAB_GIT_SHA=<sha>] bash scripts/h200_nccl.sh [OUT_DIR]
+#   [GPULAB_GIT_SHA=<sha>] bash scripts/gpu/nccl.sh [OUT_DIR]
 # OUT_DIR receives summary.txt, reports.tgz (nccl.json, nccl_one_gpu.json) and logs.tgz.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
-source "$(dirname "$0")/h200_common.sh"
-source "$(dirname "$0")/h200_sanitize.sh"  # sanitize_run
+source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/compute_sanitizer.sh"  # sanitize_run
 export NCCL_NVLS_ENABLE=0
 started=$(ms)
 trap pack_and_summarize EXIT

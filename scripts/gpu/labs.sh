@@ -2,13 +2,13 @@
 # Builds gpulab on a GPU machine and measures a few labs: their GPU tests, `run --diagnose`
 # with a JSON report each, and the self-test of those labs; prints a short summary last.
 # From the repository root:
-#   [GPULAB_GIT_SHA=<sha>] bash scripts/h200_labs.sh LAB[,LAB...] [OUT_DIR]
+#   [GPULAB_GIT_SHA=<sha>] bash scripts/gpu/labs.sh LAB[,LAB...] [OUT_DIR]
 # OUT_DIR defaults to $OUT, else /tmp/gpulab-out. It receives reports.tgz (one report per lab,
 # as the fixtures in tests/fixtures/labs are recorded) and logs.tgz.
 set -uo pipefail
-labs=${1:?usage: h200_labs.sh LAB[,LAB...] [OUT_DIR]}
+labs=${1:?usage: labs.sh LAB[,LAB...] [OUT_DIR]}
 out=${2:-${OUT:-/tmp/gpulab-out}}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 
 build_gpulab
 

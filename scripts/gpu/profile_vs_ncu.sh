@@ -4,14 +4,14 @@
 # programs' counters against ncu (two ncu runs each, for ncu's own spread), and measures the
 # overhead against ncu for the same metrics and kernels. Prints a short summary last.
 #   [GPULAB_PROFILE_REPLAY=batch|kernel] [GPULAB_PROFILE_STEPS=tests,torch,ncu,overhead] \
-#     [GPULAB_PROFILE_APPS="runtime_launches ..."] bash scripts/h200_profile.sh [OUT_DIR]
+#     [GPULAB_PROFILE_APPS="runtime_launches ..."] bash scripts/gpu/profile_vs_ncu.sh [OUT_DIR]
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
 replay=${GPULAB_PROFILE_REPLAY:-batch}  # gpulab's replay mode for the ncu cross-check and overhead
 steps=",${GPULAB_PROFILE_STEPS:-tests,torch,ncu,overhead},"
 wants() { [[ $steps == *",$1,"* ]]; }
 cross_checked=${GPULAB_PROFILE_APPS:-runtime_launches driver_launch many_kernels streams_copies memory_kinds}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 apps=$build/tests/apps
 
 build_gpulab

@@ -2,9 +2,9 @@
 # compute-sanitizer on every lab at a small size: memcheck and initcheck on every lab, racecheck
 # and synccheck on the labs whose kernels use shared memory (as their reports say). Every
 # variant runs, correctness check included, without counters. Ends with one summary line,
-# "compute-sanitizer: N runs, E errors". h200_check.sh runs it as one of its steps; alone, from
-# the repository root (builds first, as h200_check.sh does):
-#   [GPULAB_GIT_SHA=<sha>] bash scripts/h200_sanitize.sh [OUT_DIR]
+# "compute-sanitizer: N runs, E errors". full_check.sh runs it as one of its steps; alone, from
+# the repository root (builds first, as full_check.sh does):
+#   [GPULAB_GIT_SHA=<sha>] bash scripts/gpu/compute_sanitizer.sh [OUT_DIR]
 # Leaves sanitizer_logs.tgz in OUT_DIR (default $OUT, else /tmp/gpulab-out) when run alone.
 
 # The parameters of lab $1 at a small size, as "--param NAME=VALUE" words: a parameter of 1024 or
@@ -87,7 +87,7 @@ sanitize_labs() {
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -uo pipefail
   out=${1:-${OUT:-/tmp/gpulab-out}}
-  source "$(dirname "$0")/h200_common.sh"
+  source "$(dirname "$0")/common.sh"
   step build
   build_gpulab
   step "compute-sanitizer, every lab at a small size"

@@ -9,7 +9,7 @@
 # and packs them into OUT_DIR/outside_corpus.tgz (unpack it at the repository root). ncu profiles
 # each program once into an .ncu-rep (OUT_DIR/outside_ncu_reports.tgz) and both printouts are
 # made from it, so the text and the counters describe the same launches. From the repository root:
-#   [GPULAB_GIT_SHA=<sha>] bash scripts/h200_outside.sh [PROGRAM,PROGRAM...] [OUT_DIR]
+#   [GPULAB_GIT_SHA=<sha>] bash scripts/gpu/outside_corpus.sh [PROGRAM,PROGRAM...] [OUT_DIR]
 # PROGRAM: torch_ops, cublas_routines, cub_algorithms, thrust_algorithms (default: all four).
 # A program left out for lack of time is said so in the summary: record it in a second call,
 # naming it (a warm machine keeps the build). Prints no diagnosis: the labels are decided from
@@ -18,7 +18,7 @@
 set -uo pipefail
 only=${1:-}
 out=${2:-${OUT:-/tmp/gpulab-out}}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 corpus=tests/fixtures/outside
 # The device runs one command for at most 10 minutes: everything, the build included, ends
 # within this many seconds of the start. A program is started only with time for both its runs

@@ -3,10 +3,10 @@
 # picks the CPU's wait mode (auto, spin, yield, blocking) and holds an extra untouched
 # allocation, profiled with the basic set on every launch; then stacks of a profiled run
 # sampled with cuda-gdb. With `dram`: the DRAM bytes gpulab and ncu charge a kernel that writes
-# nothing. From the repository root, after a build: bash scripts/h200_replay_probe.sh [OUT] [dram]
+# nothing. From the repository root, after a build: bash scripts/gpu/replay_probe.sh [OUT] [dram]
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 [[ -x $bin ]] || build_gpulab
 src=$logs/probe.cu
 cat >"$src" <<'CU'

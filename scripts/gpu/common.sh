@@ -1,4 +1,4 @@
-# What the GPU-machine scripts share: sourced by the h200_*.sh scripts after they set `out`.
+# What the GPU-machine scripts share: sourced by the scripts of scripts/gpu/ after they set `out`.
 # Sets logs, reports, build and bin; note() collects summary lines, step() heads a section, ms()
 # reads a millisecond clock, pack_and_summarize() ends a call, build_gpulab() configures and
 # builds (or exits; GPULAB_BIN skips it), lab_test_filter() and gpu_tests() select and run GPU tests, report_metric_names() lists a

@@ -3,10 +3,10 @@
 # kernel) profiled on every launch, on the first alone, with one metric (one pass) and without
 # counters, then ncu with the same metrics the same ways. Prints each run's wall time: the
 # differences give each tool's cost per launch and per replay pass (docs/profile.md). From the
-# repository root, after a build (h200_verify.sh builds): bash scripts/h200_replay_cost.sh [OUT]
+# repository root, after a build (verify.sh builds): bash scripts/gpu/replay_cost.sh [OUT]
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 [[ -x $bin ]] || build_gpulab
 app=$build/tests/apps/many_kernels
 

@@ -2,15 +2,15 @@
 # Builds gpulab on a GPU machine, runs the GPU tests, the self-test, every lab, the ncu
 # cross-check of every lab, compute-sanitizer on every lab and a scripted shell session, and
 # prints a short summary last. From the repository root:
-#   [GPULAB_GIT_SHA=<sha>] [GPULAB_SKIP_NCU=1] bash scripts/h200_check.sh [OUT_DIR]
+#   [GPULAB_GIT_SHA=<sha>] [GPULAB_SKIP_NCU=1] bash scripts/gpu/full_check.sh [OUT_DIR]
 # OUT_DIR defaults to $OUT, else /tmp/gpulab-out. GPULAB_GIT_SHA names the revision when the
 # tree was copied without its .git folder. Leaves in OUT_DIR few files (a device tool may bring
 # back only eight): full.txt is not written here (tee the output yourself), transpose_h200.json,
 # reports.tgz (every lab's report, diagnosed) and logs.tgz (everything else).
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
-source "$(dirname "$0")/h200_common.sh"
-source "$(dirname "$0")/h200_sanitize.sh"
+source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/compute_sanitizer.sh"
 
 step build
 build_gpulab
@@ -45,14 +45,14 @@ sed -n '/^summary:/,$p' "$logs/run_all.txt"
 note "run --all: exit $rc in $(( ($(ms) - start) / 1000 )) s"
 
 # The ncu cross-check of every lab takes ~7 minutes of its own: GPULAB_SKIP_NCU=1 leaves it to
-# a separate `bash scripts/h200_ncu.sh` call where one call has a time limit.
+# a separate `bash scripts/gpu/ncu_crosscheck.sh` call where one call has a time limit.
 if [ "${GPULAB_SKIP_NCU:-0}" != 1 ]; then
-  step "ncu cross-check, every lab (scripts/h200_ncu.sh)"
-  bash scripts/h200_ncu.sh "" "$out" >"$logs/ncu_crosscheck.txt" 2>&1
+  step "ncu cross-check, every lab (scripts/gpu/ncu_crosscheck.sh)"
+  bash scripts/gpu/ncu_crosscheck.sh "" "$out" >"$logs/ncu_crosscheck.txt" 2>&1
   note "$(grep 'ncu cross-check:' "$out/crosscheck.txt" 2>/dev/null | tail -1)"
 fi
 
-step "compute-sanitizer, every lab at a small size (scripts/h200_sanitize.sh)"
+step "compute-sanitizer, every lab at a small size (scripts/gpu/compute_sanitizer.sh)"
 sanitize_labs
 
 step "shell session (one process, under a pseudo-terminal when script(1) is there)"

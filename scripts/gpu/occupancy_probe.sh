@@ -2,12 +2,12 @@
 # Achieved occupancy (sm__warps_active.avg.pct_of_peak_sustained_active) of one lab's kernels,
 # gpulab against ncu, each with and without its cache flush and with the metric alone or in the
 # full set: which of these moves the value. From the repository root:
-#   bash scripts/h200_occupancy_probe.sh LAB KERNEL_SUBSTRING
+#   bash scripts/gpu/occupancy_probe.sh LAB KERNEL_SUBSTRING
 set -uo pipefail
 lab=$1
 kernel=$2
 out=${OUT:-/tmp/gpulab-out}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 metric=sm__warps_active.avg.pct_of_peak_sustained_active
 build_gpulab
 gpulab_value() {  # prints the metric and the duration of every kernel whose label holds $kernel

@@ -2,14 +2,14 @@
 # Records the lab fixtures of the GPU machine's card (tests/fixtures/labs-CARD/, as
 # tests/fixtures/labs/ was recorded on the H200) and runs the self-test there; prints a short
 # summary last. From the repository root:
-#   [GPULAB_STEPS=record,selftest] bash scripts/gpu_lab_fixtures.sh [OUT_DIR]
+#   [GPULAB_STEPS=record,selftest] bash scripts/gpu/lab_fixtures.sh [OUT_DIR]
 # OUT_DIR defaults to $OUT, else /tmp/gpulab-out; it receives reports.tgz (one report per lab of
 # `gpulab run --all --diagnose --json-dir`: full counters, timelines for the traced labs),
 # logs.tgz (what each step printed) and summary.txt.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
 steps=${GPULAB_STEPS:-record,selftest}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 started=$(ms)
 trap pack_and_summarize EXIT
 

@@ -10,7 +10,7 @@
 // each (one per SM, as NCCL's), spinning for a fixed time. Every kernel stamps its first start
 // and last end with %globaltimer; the probe prints, per priority, the mean wait from a bucket's
 // gradient end to its stand-in's start and the whole step's span.
-//   nvcc -O2 -arch=sm_90 -o stream_priority_probe scripts/stream_priority_probe.cu
+//   nvcc -O2 -arch=sm_90 -o stream_priority_probe scripts/gpu/stream_priority_probe.cu
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

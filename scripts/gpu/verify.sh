@@ -5,7 +5,7 @@
 # against ncu for the same metrics. Everything ends within a deadline; a step left out for lack
 # of time is said so. Prints a short summary last. From the repository root:
 #   [GPULAB_GIT_SHA=<sha>] [GPULAB_VERIFY_DEADLINE_S=570] [GPULAB_VERIFY_STEPS=...] \
-#     [GPULAB_VERIFY_REPLAYS=kernel,batch] bash scripts/h200_verify.sh LAB[,LAB...]|none [OUT_DIR]
+#     [GPULAB_VERIFY_REPLAYS=kernel,batch] bash scripts/gpu/verify.sh LAB[,LAB...]|none [OUT_DIR]
 # GPULAB_VERIFY_STEPS picks the steps after the labs', comma-separated (default: selftest,
 # profile-tests, torch, overhead):
 #   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
@@ -20,13 +20,13 @@
 # OUT_DIR receives summary.txt, reports.tgz (the labs' reports, the PyTorch profile) and
 # logs.tgz (every step's output): three files, within what a device call brings back.
 set -uo pipefail
-labs=${1:?usage: h200_verify.sh LAB[,LAB...]|none [OUT_DIR]}
+labs=${1:?usage: verify.sh LAB[,LAB...]|none [OUT_DIR]}
 [[ $labs == none ]] && labs=""
 steps=",${GPULAB_VERIFY_STEPS:-selftest,profile-tests,torch,overhead},"
 replays=${GPULAB_VERIFY_REPLAYS:-kernel,batch}
 wants() { [[ $steps == *",$1,"* ]]; }
 out=${2:-${OUT:-/tmp/gpulab-out}}
-source "$(dirname "$0")/h200_common.sh"
+source "$(dirname "$0")/common.sh"
 apps=$build/tests/apps
 deadline_s=${GPULAB_VERIFY_DEADLINE_S:-570}
 started=$(ms)
