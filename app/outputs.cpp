@@ -16,6 +16,10 @@ std::string report_file(const std::string& path, const report::Report& report) {
 }
 
 int save_outputs(const std::vector<OutputFile>& files, Io& io, int code) {
+  // What was printed goes out first: an output that is the same descriptor (/dev/stdout,
+  // /proc/self/fd/1) gets the file after the text, not inside it.
+  io.out.flush();
+  io.err.flush();
   bool failed = false;
   for (const auto& file : files) {
     if (file.path.empty()) continue;

@@ -395,6 +395,20 @@ TEST(OutputOptions, DashIsStandardOutputAndTheTextGoesToStderr) {
   EXPECT_NE(o.err.find("'-' (standard output) can be given once"), std::string::npos) << o.err;
 }
 
+TEST(OutputOptions, StandardOutputByNameGetsTheFileAfterTheText) {
+  // The child's own descriptor 1, the test's pipe (as /dev/stdout names it; never that shared
+  // link itself, which a wrong build could replace).
+  Folder folder;
+  const auto o =
+      run_gpulab({"diagnose", "--report", kTranspose, "--json", "/proc/self/fd/1"}, folder.path);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto json = o.out.find("\n{\n  \"argv\"");
+  ASSERT_NE(json, std::string::npos) << o.out.substr(0, 200);
+  EXPECT_NE(o.out.substr(0, json).find("tiled"), std::string::npos) << "the text report first";
+  EXPECT_TRUE(nlohmann::json::accept(o.out.substr(json))) << "then the JSON, whole";
+  EXPECT_TRUE(folder.names().empty());
+}
+
 TEST(OutputOptions, DashIsStandardInputForEveryInput) {
   Folder folder;
   auto o = run_gpulab({"diagnose", "--report", "-", "--format", "json"}, folder.path, kTranspose);
