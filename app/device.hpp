@@ -1,7 +1,7 @@
 // The GPU gpulab runs on: its properties and its measured memory roof.
 #pragma once
 
-#include "reports/report.hpp"
+#include "reports/device_info.hpp"
 
 namespace gpulab::app {
 

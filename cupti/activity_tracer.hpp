@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 
-#include "reports/report.hpp"
+#include "reports/timeline_model.hpp"
 
 namespace gpulab::cupti {
 

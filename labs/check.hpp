@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "reports/report.hpp"
+#include "reports/measures.hpp"
 
 namespace gpulab::labs {
 

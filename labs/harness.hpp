@@ -12,7 +12,7 @@
 #include "labs/check.hpp"
 #include "labs/device_buffer.hpp"
 #include "labs/lab.hpp"
-#include "reports/report.hpp"
+#include "reports/measures.hpp"
 
 namespace gpulab::labs {
 

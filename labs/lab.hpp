@@ -16,8 +16,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "reports/expectations.hpp"
-#include "reports/report.hpp"
+#include "reports/expectation.hpp"
+#include "reports/measures.hpp"
 
 namespace gpulab::labs {
 
@@ -38,7 +38,7 @@ struct VariantSpec {
   std::string name;
   Role role;
   std::string description;       // one line
-  // The principal diagnosis finding expected (reports/expectations.hpp): usually one id; none
+  // The principal diagnosis finding expected (reports/expectation.hpp): usually one id; none
   // when empty; where the card decides, the findings each card may give, and why.
   report::Expectation expected;
 };

@@ -9,8 +9,8 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/principal.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

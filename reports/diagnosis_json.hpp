@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/diagnosis_model.hpp"
 #include "reports/json_reader.hpp"
-#include "reports/report.hpp"
 
 namespace gpulab::report {
 

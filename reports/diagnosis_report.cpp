@@ -1,26 +1,13 @@
-// Diagnoses across a report: which kernels are diagnosed, every kernel's and timeline's
-// diagnosis, and what the rest of gpulab asks of them (a variant's principal finding, a
-// program's). The trees themselves are in reports/decision_tree.cpp and
-// reports/timeline_diagnosis.cpp.
+// Diagnoses across a report: which kernels are diagnosed, and every kernel's and timeline's
+// diagnosis. The trees themselves are in reports/decision_tree.cpp and
+// reports/timeline_diagnosis.cpp; what is asked of their diagnoses, in reports/principal.cpp.
 #include <algorithm>
 #include <map>
 
 #include "reports/diagnosis.hpp"
-#include "reports/metric_catalogue.hpp"
 
 namespace gpulab::report {
 namespace {
-
-double duration_of(const Kernel& k) {
-  auto it = k.metrics.find(metrics::name::duration);
-  return it == k.metrics.end() ? 0 : it->second;
-}
-
-// What identifies a kernel's function across its launches.
-const std::string& function_key(const Kernel& k) {
-  if (!k.mangled_name.empty()) return k.mangled_name;
-  return k.function.empty() ? k.name : k.function;
-}
 
 // Launches of each function in the variant: of a lab's variant, its launches in one run; of a
 // program's function, all of them (profiled or not).
@@ -32,37 +19,7 @@ std::map<std::string, std::int64_t> launches_by_function(const Variant& v) {
   return out;
 }
 
-// Both constnesses of diagnoses_of: V is Variant or const Variant, D Diagnosis likewise.
-template <typename D, typename V>
-std::vector<D*> collect_diagnoses(V& variant) {
-  std::vector<D*> out;
-  if (variant.timeline && variant.timeline->diagnosis) out.push_back(&*variant.timeline->diagnosis);
-  for (auto& k : variant.kernels)
-    if (k.diagnosis) out.push_back(&*k.diagnosis);
-  return out;
-}
-
-// Keeps the candidate of highest weight; on a tie, the first considered.
-void consider(Principal& best, const Finding& f, const std::string& where, double share) {
-  const double weight = f.score * share;
-  if (best.finding.empty() || weight > best.weight) best = {f.id, where, share, weight};
-}
-
-bool undiagnosed(const Kernel& k) { return !k.metrics.empty() && !k.diagnosis; }
-
 }  // namespace
-
-std::optional<double> function_share(const Variant& variant, const Kernel& kernel) {
-  if (variant.totals) return variant.totals->share_of_gpu_time;
-  double total = 0, mine = 0;
-  const std::string& key = function_key(kernel);
-  for (const auto& k : variant.kernels) {
-    total += duration_of(k);
-    if (function_key(k) == key) mine += duration_of(k);
-  }
-  if (total <= 0 || duration_of(kernel) <= 0) return std::nullopt;
-  return mine / total;
-}
 
 void diagnose_report(Report& report, const Thresholds& thresholds, const KernelAsked& asked) {
   const double min_share = thresholds["diagnosis.min_time_share"];
@@ -80,103 +37,6 @@ void diagnose_report(Report& report, const Thresholds& thresholds, const KernelA
     }
     if (v.timeline) v.timeline->diagnosis = diagnose_timeline(*v.timeline, thresholds);
   }
-}
-
-std::vector<const Diagnosis*> diagnoses_of(const Variant& variant) {
-  return collect_diagnoses<const Diagnosis>(variant);
-}
-
-std::vector<Diagnosis*> diagnoses_of(Variant& variant) {
-  return collect_diagnoses<Diagnosis>(variant);
-}
-
-bool has_diagnosis(const Variant& variant) {
-  return !diagnoses_of(variant).empty();
-}
-
-bool has_diagnosis(const Report& report) {
-  return std::any_of(report.variants.begin(), report.variants.end(),
-                     [](const Variant& v) { return has_diagnosis(v); });
-}
-
-std::vector<std::vector<const Kernel*>> diagnosed_functions(const Variant& variant) {
-  std::vector<std::vector<const Kernel*>> groups;
-  for (const auto& k : variant.kernels) {
-    if (!k.diagnosis) continue;
-    auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
-      return function_key(*g.front()) == function_key(k);
-    });
-    if (same == groups.end()) {
-      groups.push_back({&k});
-    } else {
-      same->push_back(&k);
-      if (duration_of(k) > duration_of(*same->front())) std::swap(same->front(), same->back());
-    }
-  }
-  return groups;
-}
-
-Principal variant_principal(const Variant& variant) {
-  Principal best;
-  if (variant.timeline && variant.timeline->diagnosis &&
-      !variant.timeline->diagnosis->findings.empty())
-    consider(best, variant.timeline->diagnosis->findings.front(), "timeline", 1.0);
-  for (const auto& launches : diagnosed_functions(variant)) {
-    const Kernel& k = *launches.front();
-    if (!k.diagnosis->findings.empty())
-      consider(best, k.diagnosis->findings.front(), k.name,
-               variant.totals ? 1.0 : function_share(variant, k).value_or(1.0));
-  }
-  return best;
-}
-
-Principal program_principal(const Report& report) {
-  Principal best;
-  for (const auto& v : report.variants) {
-    const Principal p = variant_principal(v);
-    if (p.finding.empty()) continue;
-    const double share = v.totals ? v.totals->share_of_gpu_time : 1.0;
-    if (best.finding.empty() || p.weight * share > best.weight)
-      best = {p.finding, v.name, share, p.weight * share};
-  }
-  return best;
-}
-
-std::string principal_finding(const Variant& variant) { return variant_principal(variant).finding; }
-
-Undiagnosed undiagnosed_kernels(const Variant& variant) {
-  Undiagnosed out;
-  std::vector<std::string> keys;
-  for (const auto& k : variant.kernels) {
-    if (!undiagnosed(k)) continue;
-    ++out.launches;
-    if (std::find(keys.begin(), keys.end(), function_key(k)) != keys.end()) continue;
-    keys.push_back(function_key(k));
-    out.names.push_back(k.name);
-    out.share += function_share(variant, k).value_or(0);
-  }
-  out.functions = static_cast<int>(keys.size());
-  return out;
-}
-
-Undiagnosed undiagnosed_functions(const Report& program) {
-  Undiagnosed out;
-  for (const auto& v : program.variants) {
-    const auto n = std::count_if(v.kernels.begin(), v.kernels.end(), undiagnosed);
-    if (n == 0 || has_diagnosis(v)) continue;
-    ++out.functions;
-    out.launches += static_cast<int>(n);
-    out.names.push_back(v.name);
-    out.share += v.totals ? v.totals->share_of_gpu_time : 0;
-  }
-  return out;
-}
-
-bool carries_finding(const Variant& variant, const std::string& finding_id) {
-  for (const Diagnosis* d : diagnoses_of(variant))
-    for (const auto& f : d->findings)
-      if (f.id == finding_id) return true;
-  return false;
 }
 
 }  // namespace gpulab::report

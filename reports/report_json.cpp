@@ -6,9 +6,9 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
 #include "reports/base/output_file.hpp"
-#include "reports/diagnosis.hpp"
 #include "reports/diagnosis_json.hpp"
 #include "reports/json_reader.hpp"
+#include "reports/principal.hpp"
 #include "reports/timeline_json.hpp"
 
 namespace gpulab::report {

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "reports/report.hpp"
+#include "reports/measures.hpp"
 
 namespace gpulab::report {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "reports/report.hpp"
+#include "reports/timeline_model.hpp"
 
 namespace gpulab::report {
 

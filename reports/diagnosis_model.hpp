@@ -1,0 +1,53 @@
+// A diagnosis as the report holds it: the path the decision tree's walk took, with the evidence
+// each node weighed, and the ranked findings. Part of the report model (reports/report.hpp);
+// reports/diagnosis.hpp computes it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpulab::report {
+
+// One measured value the diagnosis relied on, and the threshold it was held against.
+struct Evidence {
+  std::string metric;           // raw, derived or attribute name
+  std::optional<double> value;  // nullopt: not measured
+  std::string relation;         // ">=", "<", ... (empty when no threshold applies)
+  std::string threshold;        // threshold name (docs/diagnosis.md)
+  double threshold_value = 0;
+};
+
+// One node of the decision tree as the walk met it.
+struct PathStep {
+  std::string node;  // stable node id, e.g. "bottleneck", "shared-banks"
+  int depth = 0;     // 0 for the root
+  std::string question;
+  std::string expression;  // the metric expression evaluated
+  std::vector<Evidence> evidence;
+  std::string answer;   // "yes", "no", "not measured", or the branch taken ("memory", ...)
+  std::string finding;  // the finding id a "yes" produced, if any
+};
+
+struct Finding {
+  std::string id;
+  std::string title;
+  std::string severity;  // "high", "medium", "low"
+  double score = 0;      // ranking key in [0, 1]
+  std::vector<Evidence> evidence;
+  std::string explanation;
+  std::string recommendation;
+  std::string detail;    // what this kernel's evidence adds (the occupancy limiter); may be empty
+  std::string false_if;  // the evidence that would make the finding false
+  std::vector<std::string> labs;
+};
+
+struct Diagnosis {
+  std::string verdict;  // memory-bound, compute-bound, latency-bound, launch-bound
+  std::vector<PathStep> path;
+  std::vector<Finding> findings;  // ranked: the principal finding first
+  std::map<std::string, double> thresholds_overridden;
+};
+
+}  // namespace gpulab::report
