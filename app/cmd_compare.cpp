@@ -15,6 +15,7 @@
 #include "reports/render_compare.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_html.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::app {

@@ -10,6 +10,7 @@
 #include "reports/base/user_input.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/selection.hpp"
 #include "reports/table.hpp"

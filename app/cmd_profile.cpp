@@ -29,6 +29,7 @@
 #include "reports/occupancy_limit.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::app {

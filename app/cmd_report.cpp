@@ -9,6 +9,7 @@
 #include "reports/base/output_file.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/render_html.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/trace_events.hpp"
 

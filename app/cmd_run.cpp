@@ -20,6 +20,7 @@
 #include "reports/render_csv.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/table.hpp"
 #include "reports/units.hpp"

@@ -10,6 +10,7 @@
 #include "reports/escape.hpp"
 #include "reports/expectations.hpp"
 #include "reports/render_diagnosis.hpp"
+#include "reports/report.hpp"
 #include "reports/table.hpp"
 
 namespace gpulab::app {

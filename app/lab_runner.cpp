@@ -19,6 +19,7 @@
 #include "reports/derived.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::app {

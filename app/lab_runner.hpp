@@ -9,7 +9,7 @@
 
 #include "app/session.hpp"
 #include "labs/lab.hpp"
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::app {
 

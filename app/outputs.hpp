@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::app {
 

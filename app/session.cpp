@@ -5,12 +5,17 @@
 #include "cupti/launch_recorder.hpp"
 #include "cupti/range_profiler.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::app {
 
 Session::Session(int device_index) : device_index_(device_index) {}
 
 Session::~Session() = default;
+
+void Session::remember(const report::Report& report) {
+  last_report_ = std::make_unique<report::Report>(report);
+}
 
 const report::DeviceInfo& Session::device() {
   if (broken_) throw NoGpuError(*broken_);

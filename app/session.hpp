@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "reports/base/errors.hpp"
-#include "reports/report.hpp"
+#include "reports/device_info.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::cupti {
 class ActivityTracer;
@@ -56,8 +57,8 @@ class Session {
   std::optional<std::vector<std::string>> unsupported_metrics(const std::vector<std::string>& names);
 
   // The last report a command produced (for the shell's `last` and `save`).
-  void remember(const report::Report& report) { last_report_ = report; }
-  const std::optional<report::Report>& last_report() const { return last_report_; }
+  void remember(const report::Report& report);
+  const report::Report* last_report() const { return last_report_.get(); }  // nullptr: none yet
 
   // Called with every error a command ends with. A CUDA error that leaves the context unusable
   // (an illegal address, a kernel that faulted) marks the session broken: later GPU commands
@@ -76,7 +77,7 @@ class Session {
   std::optional<std::string> tracing_unavailable_;
   std::optional<std::string> counters_unavailable_;  // set once counters were found missing
   std::map<std::string, bool> metric_supported_;  // cache of unsupported_metrics
-  std::optional<report::Report> last_report_;
+  std::unique_ptr<report::Report> last_report_;
   std::optional<std::string> broken_;
 };
 

@@ -19,6 +19,7 @@
 #include "reports/principal.hpp"
 #include "reports/render_diagnosis.hpp"
 #include "reports/render_text.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::app {

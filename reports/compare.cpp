@@ -11,6 +11,7 @@
 #include "reports/derived.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/principal.hpp"
+#include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

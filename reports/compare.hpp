@@ -17,7 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.hpp"
+#include "reports/measures.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

@@ -13,6 +13,7 @@
 #include "reports/diagnosis_walk.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/occupancy_limit.hpp"
+#include "reports/report.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {

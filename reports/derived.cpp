@@ -4,6 +4,7 @@
 #include <optional>
 #include <tuple>
 
+#include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "reports/measures.hpp"
 #include "reports/metric_catalogue.hpp"
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

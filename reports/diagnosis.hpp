@@ -21,9 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "reports/device_info.hpp"
+#include "reports/diagnosis_model.hpp"
+#include "reports/measures.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/principal.hpp"
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
+#include "reports/timeline_model.hpp"
 
 namespace gpulab::report {
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "reports/diagnosis.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 namespace {

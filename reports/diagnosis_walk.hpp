@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.hpp"
+#include "reports/diagnosis_model.hpp"
 
 namespace gpulab::report::walk {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/diagnosis.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 namespace {

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "reports/diagnosis_model.hpp"
 #include "reports/expectation.hpp"
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

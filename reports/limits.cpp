@@ -1,5 +1,6 @@
 #include "reports/limits.hpp"
 
+#include "reports/report.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/report.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {

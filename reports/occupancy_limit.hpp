@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "reports/report.hpp"
+#include "reports/device_info.hpp"
+#include "reports/measures.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 namespace {

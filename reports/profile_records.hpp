@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.hpp"
+#include "reports/measures.hpp"
 #include "reports/trace_assembly.hpp"
 
 namespace gpulab::report {

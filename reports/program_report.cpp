@@ -9,6 +9,7 @@
 
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 #include "reports/statistics.hpp"
 #include "reports/timeline.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "reports/profile_records.hpp"
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

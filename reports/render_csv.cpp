@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "reports/escape.hpp"
+#include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

@@ -10,6 +10,7 @@
 #include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {

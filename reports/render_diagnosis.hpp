@@ -6,7 +6,8 @@
 
 #include <string>
 
-#include "reports/report.hpp"
+#include "reports/diagnosis_model.hpp"
+#include "reports/report_fwd.hpp"
 #include "reports/style.hpp"
 
 namespace gpulab::report {

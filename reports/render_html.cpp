@@ -12,6 +12,7 @@
 #include "reports/kernel_name.hpp"
 #include "reports/limits.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 #include "reports/roofline.hpp"
 #include "reports/svg_chart.hpp"
 #include "reports/timeline.hpp"

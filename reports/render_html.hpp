@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "reports/compare.hpp"
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

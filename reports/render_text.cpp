@@ -9,6 +9,7 @@
 #include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/render_timeline.hpp"
+#include "reports/report.hpp"
 #include "reports/table.hpp"
 #include "reports/units.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 #include "reports/style.hpp"
 
 namespace gpulab::report {

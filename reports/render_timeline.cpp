@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "reports/escape.hpp"
+#include "reports/report.hpp"
 #include "reports/table.hpp"
 #include "reports/timeline.hpp"
 #include "reports/units.hpp"

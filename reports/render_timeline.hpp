@@ -4,8 +4,9 @@
 
 #include <string>
 
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 #include "reports/style.hpp"
+#include "reports/timeline_model.hpp"
 
 namespace gpulab::report {
 

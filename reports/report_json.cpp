@@ -9,6 +9,7 @@
 #include "reports/diagnosis_json.hpp"
 #include "reports/json_reader.hpp"
 #include "reports/principal.hpp"
+#include "reports/report.hpp"
 #include "reports/timeline_json.hpp"
 
 namespace gpulab::report {

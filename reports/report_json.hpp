@@ -5,7 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/report.hpp"
+#include "reports/device_info.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

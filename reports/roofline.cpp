@@ -1,6 +1,7 @@
 #include "reports/roofline.hpp"
 
 #include "reports/kernel_name.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 

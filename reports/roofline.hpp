@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.hpp"
+#include "reports/device_info.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

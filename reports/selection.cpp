@@ -6,6 +6,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/kernel_name.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 namespace {

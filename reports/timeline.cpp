@@ -1,4 +1,5 @@
 #include "reports/timeline.hpp"
+#include "reports/report.hpp"
 
 #include <algorithm>
 #include <map>

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "reports/metric_catalogue.hpp"
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
+#include "reports/timeline_model.hpp"
 
 namespace gpulab::report {
 

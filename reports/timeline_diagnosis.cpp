@@ -7,6 +7,7 @@
 
 #include "reports/diagnosis.hpp"
 #include "reports/diagnosis_walk.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 namespace {

@@ -1,6 +1,7 @@
 #include "reports/timeline_json.hpp"
 
 #include "reports/diagnosis_json.hpp"
+#include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

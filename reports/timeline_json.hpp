@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/json_reader.hpp"
-#include "reports/report.hpp"
+#include "reports/timeline_model.hpp"
 
 namespace gpulab::report {
 

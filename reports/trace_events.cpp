@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "reports/base/errors.hpp"
+#include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

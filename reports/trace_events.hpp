@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
 

@@ -14,6 +14,7 @@
 #include "app/session.hpp"
 #include "labs/registry.hpp"
 #include "reports/base/errors.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::test {
 

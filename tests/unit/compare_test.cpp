@@ -13,6 +13,7 @@
 #include "reports/base/input_file.hpp"
 #include "reports/compare.hpp"
 #include "reports/derived.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/derived.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 namespace {

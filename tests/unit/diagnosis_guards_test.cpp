@@ -13,6 +13,7 @@
 #include "reports/metric_catalogue.hpp"
 #include "reports/occupancy_limit.hpp"
 #include "reports/render_diagnosis.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"
 

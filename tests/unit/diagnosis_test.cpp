@@ -10,6 +10,7 @@
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"
 

@@ -24,6 +24,7 @@
 #include "labs/registry.hpp"
 #include "reports/base/input_file.hpp"
 #include "reports/render_text.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "run_cli.hpp"
 

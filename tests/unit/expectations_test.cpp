@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/expectations.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 namespace {

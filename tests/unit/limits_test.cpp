@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/limits.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::report {

@@ -17,6 +17,7 @@
 #include "reports/base/errors.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/table.hpp"
 

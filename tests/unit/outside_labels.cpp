@@ -12,6 +12,7 @@
 #include "reports/base/input_file.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/kernel_name.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::outside {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.hpp"
+#include "reports/report_fwd.hpp"
 
 namespace gpulab::outside {
 

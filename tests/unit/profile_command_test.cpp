@@ -12,6 +12,7 @@
 #include <string>
 
 #include "reports/profile_records.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/shell_command.hpp"
 

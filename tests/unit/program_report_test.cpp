@@ -10,6 +10,7 @@
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
 #include "reports/render_text.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::report {

@@ -12,6 +12,7 @@
 #include "reports/escape.hpp"
 #include "reports/limits.hpp"
 #include "reports/render_html.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/roofline.hpp"
 #include "reports/timeline.hpp"

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/render_text.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report {
 namespace {

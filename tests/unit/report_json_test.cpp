@@ -9,6 +9,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::report {

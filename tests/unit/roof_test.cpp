@@ -12,6 +12,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/diagnosis_walk.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::report {

@@ -4,6 +4,7 @@
 
 #include "app/commands.hpp"
 #include "labs/registry.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
 namespace gpulab::app {

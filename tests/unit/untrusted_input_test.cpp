@@ -14,6 +14,7 @@
 #include "reports/escape.hpp"
 #include "reports/render_csv.hpp"
 #include "reports/render_text.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"
 
