@@ -14,7 +14,7 @@
 #include "app/shell.hpp"
 #include "app/version.hpp"
 #include "reports/base/errors.hpp"
-#include "reports/escape.hpp"
+#include "reports/render/escape.hpp"
 
 namespace gpulab::app {
 

@@ -8,12 +8,12 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/output_file.hpp"
 #include "reports/base/user_input.hpp"
-#include "reports/render_csv.hpp"
-#include "reports/render_diagnosis.hpp"
+#include "reports/render/render_csv.hpp"
+#include "reports/render/render_diagnosis.hpp"
+#include "reports/render/table.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/selection.hpp"
-#include "reports/table.hpp"
 
 namespace gpulab::app {
 namespace {

@@ -7,8 +7,8 @@
 #include "app/outputs.hpp"
 #include "reports/base/output_file.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/render/table.hpp"
 #include "reports/report_json.hpp"
-#include "reports/table.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::app {

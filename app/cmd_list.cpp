@@ -9,8 +9,8 @@
 #include "reports/base/output_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/metric_catalogue.hpp"
-#include "reports/render_csv.hpp"
-#include "reports/table.hpp"
+#include "reports/render/render_csv.hpp"
+#include "reports/render/table.hpp"
 
 namespace gpulab::app {
 namespace {

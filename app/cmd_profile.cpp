@@ -24,11 +24,11 @@
 #include "reports/base/output_file.hpp"
 #include "reports/base/user_input.hpp"
 #include "reports/derived.hpp"
-#include "reports/escape.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/occupancy_limit.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
+#include "reports/render/escape.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 

@@ -8,10 +8,10 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/output_file.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/render_html.hpp"
+#include "reports/render/render_html.hpp"
+#include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
-#include "reports/trace_events.hpp"
 
 namespace gpulab::app {
 CLI::App* add_report(CLI::App& root, ReportOptions& options) {

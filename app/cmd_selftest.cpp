@@ -7,11 +7,11 @@
 #include "labs/registry.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/base/user_input.hpp"
-#include "reports/escape.hpp"
 #include "reports/expectations.hpp"
-#include "reports/render_diagnosis.hpp"
+#include "reports/render/escape.hpp"
+#include "reports/render/render_diagnosis.hpp"
+#include "reports/render/table.hpp"
 #include "reports/report.hpp"
-#include "reports/table.hpp"
 
 namespace gpulab::app {
 

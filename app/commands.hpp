@@ -13,7 +13,7 @@
 #include "app/lab_runner.hpp"
 #include "reports/compare.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/style.hpp"
+#include "reports/render/style.hpp"
 
 namespace gpulab::app {
 

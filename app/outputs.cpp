@@ -6,7 +6,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/base/output_file.hpp"
-#include "reports/escape.hpp"
+#include "reports/render/escape.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 

@@ -12,7 +12,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/occupancy_limit.hpp"
-#include "reports/render_diagnosis.hpp"
+#include "reports/render/render_diagnosis.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"

@@ -23,7 +23,7 @@
 #include "app/commands.hpp"
 #include "labs/registry.hpp"
 #include "reports/base/input_file.hpp"
-#include "reports/render_text.hpp"
+#include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "run_cli.hpp"

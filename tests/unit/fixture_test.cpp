@@ -5,7 +5,7 @@
 
 #include "reports/base/input_file.hpp"
 #include "reports/derived.hpp"
-#include "reports/render_text.hpp"
+#include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 

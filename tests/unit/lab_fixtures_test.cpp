@@ -18,7 +18,7 @@
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/expectations.hpp"
-#include "reports/render_text.hpp"
+#include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 

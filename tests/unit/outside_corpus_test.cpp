@@ -17,9 +17,9 @@
 #include "reports/base/errors.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/render/table.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
-#include "reports/table.hpp"
 
 namespace gpulab::outside {
 namespace {

@@ -9,7 +9,7 @@
 #include "reports/occupancy_limit.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
-#include "reports/render_text.hpp"
+#include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 

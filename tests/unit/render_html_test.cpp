@@ -9,14 +9,14 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/compare.hpp"
-#include "reports/escape.hpp"
 #include "reports/limits.hpp"
-#include "reports/render_html.hpp"
+#include "reports/render/escape.hpp"
+#include "reports/render/render_html.hpp"
+#include "reports/render/roofline.hpp"
+#include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
-#include "reports/roofline.hpp"
 #include "reports/timeline.hpp"
-#include "reports/trace_events.hpp"
 
 namespace gpulab::report {
 namespace {

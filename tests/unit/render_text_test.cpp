@@ -1,7 +1,7 @@
 // Text rendering of synthetic reports (inputs chosen for the layout, not measurements).
 #include <gtest/gtest.h>
 
-#include "reports/render_text.hpp"
+#include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {

@@ -4,7 +4,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/diagnosis.hpp"
-#include "reports/render_timeline.hpp"
+#include "reports/render/render_timeline.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/timeline.hpp"

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/table.hpp"
+#include "reports/render/table.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {

@@ -11,9 +11,9 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
-#include "reports/escape.hpp"
-#include "reports/render_csv.hpp"
-#include "reports/render_text.hpp"
+#include "reports/render/escape.hpp"
+#include "reports/render/render_csv.hpp"
+#include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"

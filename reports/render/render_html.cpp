@@ -1,4 +1,4 @@
-#include "reports/render_html.hpp"
+#include "reports/render/render_html.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 
 #include "reports/diagnosis.hpp"
-#include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/limits.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/render/escape.hpp"
+#include "reports/render/roofline.hpp"
+#include "reports/render/svg_chart.hpp"
 #include "reports/report.hpp"
-#include "reports/roofline.hpp"
-#include "reports/svg_chart.hpp"
 #include "reports/timeline.hpp"
 #include "reports/units.hpp"
 
@@ -108,8 +108,10 @@ std::string device_meta(const Report& r) {
 
 const char* role_class(Role role) {
   switch (role) {
-    case Role::baseline: return "bar baseline";
-    case Role::reference: return "bar reference";
+    case Role::baseline:
+      return "bar baseline";
+    case Role::reference:
+      return "bar reference";
     case Role::optimized:
     case Role::function:
       return "bar";
@@ -129,7 +131,8 @@ std::string time_bars(const Report& r) {
   if (shown.empty()) return "<p>No variant was timed.</p>\n";
   const double label_w = 170, bar_w = 520, row_h = 26, width = label_w + bar_w + 260;
   const double height = row_h * shown.size() + 30;
-  std::string out = "<figure class=\"bars\">\n" + svg::open(width, height, "median time per variant");
+  std::string out =
+      "<figure class=\"bars\">\n" + svg::open(width, height, "median time per variant");
   const Axis x{0, longest, label_w, label_w + bar_w, false};
   for (const double t : x.ticks()) {
     out += svg::line(x.map(t), 4, x.map(t), height - 22, "grid");
@@ -146,10 +149,11 @@ std::string time_bars(const Report& r) {
                      fmt::format("{}: {}", v.name, note));
     out += svg::text(x.map(v.timing.median) + 6, y + 15, note, "small");
   }
-  out += svg::close() + "<figcaption>Median time of each variant (gray: baseline, purple: "
-                        "library reference); speedup over the nearest baseline before it, and "
-                        "effective bandwidth as a share of the measured copy roof.</figcaption>\n"
-                        "</figure>\n";
+  out += svg::close() +
+         "<figcaption>Median time of each variant (gray: baseline, purple: "
+         "library reference); speedup over the nearest baseline before it, and "
+         "effective bandwidth as a share of the measured copy roof.</figcaption>\n"
+         "</figure>\n";
   return out;
 }
 
@@ -228,12 +232,14 @@ std::string roofline(const Report& r) {
     out += svg::line(left, y.map(t), right, y.map(t), "grid");
     out += svg::text(left - 6, y.map(t) + 4, flops_text(t), "small", "end");
   }
-  out += svg::line(left, bottom, right, bottom, "axis") + svg::line(left, top, left, bottom, "axis");
-  out += svg::text((left + right) / 2, bottom + 34, "arithmetic intensity (FLOP per DRAM byte)",
-                   "", "middle");
-  out += fmt::format("<text x=\"14\" y=\"{:.1f}\" transform=\"rotate(-90 14 {:.1f})\" "
-                     "text-anchor=\"middle\">attained FLOP/s</text>\n",
-                     (top + bottom) / 2, (top + bottom) / 2);
+  out +=
+      svg::line(left, bottom, right, bottom, "axis") + svg::line(left, top, left, bottom, "axis");
+  out += svg::text((left + right) / 2, bottom + 34, "arithmetic intensity (FLOP per DRAM byte)", "",
+                   "middle");
+  out += fmt::format(
+      "<text x=\"14\" y=\"{:.1f}\" transform=\"rotate(-90 14 {:.1f})\" "
+      "text-anchor=\"middle\">attained FLOP/s</text>\n",
+      (top + bottom) / 2, (top + bottom) / 2);
   // The memory roof: attained = copy bandwidth × intensity, until the compute ceiling.
   const double ridge = peak > 0 ? peak / copy : x.hi;
   const double x_end = std::min(ridge, x.hi);
@@ -243,8 +249,9 @@ std::string roofline(const Report& r) {
   out += svg::text(x.map(x.lo) + 4, y.map(std::max(copy * x.lo, y.lo)) - 6,
                    "copy roof " + units::bandwidth(copy), "small");
   if (peak > 0) {
-    out += fmt::format("<polyline class=\"roof compute\" points=\"{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
-                       x.map(ridge), y.map(peak), x.map(x.hi), y.map(peak));
+    out +=
+        fmt::format("<polyline class=\"roof compute\" points=\"{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
+                    x.map(ridge), y.map(peak), x.map(x.hi), y.map(peak));
     out += svg::text(right - 4, y.map(peak) - 6,
                      "FP32 peak " + units::number(peak / 1e12) + " TFLOP/s", "small", "end");
   }
@@ -283,8 +290,8 @@ std::string evidence_html(const std::vector<Evidence>& evidence) {
 }
 
 std::string diagnosis_html(const Diagnosis& d) {
-  std::string out = fmt::format("<p>verdict: <strong>{}</strong></p>\n<ol class=\"path\">\n",
-                                esc(d.verdict));
+  std::string out =
+      fmt::format("<p>verdict: <strong>{}</strong></p>\n<ol class=\"path\">\n", esc(d.verdict));
   for (const auto& s : d.path)
     out += fmt::format(
         "<li style=\"margin-left:{}em\"><code>{}</code> {}<br><span class=\"evidence\">{}</span> → "
@@ -399,14 +406,16 @@ std::string report_section(const Report& r) {
     for (std::size_t i = 0; i < v.kernels.size();) {
       std::size_t j = i + 1;
       while (j < v.kernels.size() && !v.kernels[i].diagnosis && !v.kernels[j].diagnosis &&
-             v.kernels[j].name == v.kernels[i].name && v.kernels[j].function == v.kernels[i].function)
+             v.kernels[j].name == v.kernels[i].name &&
+             v.kernels[j].function == v.kernels[i].function)
         ++j;
       out += kernel_html(v.kernels[i], j - i);
       i = j;
     }
     out += "</details>\n";
   }
-  for (const auto& w : r.warnings) out += fmt::format("<p class=\"skipped\">warning: {}</p>\n", esc(w));
+  for (const auto& w : r.warnings)
+    out += fmt::format("<p class=\"skipped\">warning: {}</p>\n", esc(w));
   return out + "</section>\n";
 }
 
@@ -437,7 +446,8 @@ std::string comparison_section(const Comparison& c) {
       "<section class=\"comparison\">\n<h2>Before and after</h2>\n<dl class=\"meta\">\n"
       "<dt>before (A)</dt><dd>{}</dd>\n<dt>after (B)</dt><dd>{}</dd>\n</dl>\n",
       esc(c.label_a), esc(c.label_b));
-  for (const auto& w : c.warnings) out += fmt::format("<p class=\"skipped\">warning: {}</p>\n", esc(w));
+  for (const auto& w : c.warnings)
+    out += fmt::format("<p class=\"skipped\">warning: {}</p>\n", esc(w));
   double longest = 0;
   for (const auto& v : c.variants) {
     if (v.time_a) longest = std::max(longest, v.time_a->median);
@@ -450,7 +460,8 @@ std::string comparison_section(const Comparison& c) {
   for (std::size_t i = 0; i < c.variants.size(); ++i) {
     const auto& v = c.variants[i];
     const double y = 6 + i * (2 * row_h + 10);
-    const std::string name = v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b;
+    const std::string name =
+        v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b;
     out += svg::text(label_w - 8, y + row_h + 2, v.lab + "/" + name, "", "end");
     if (v.time_a)
       out += svg::rect(label_w, y, x.map(v.time_a->median) - label_w, row_h - 3, "bar baseline",
@@ -458,24 +469,27 @@ std::string comparison_section(const Comparison& c) {
     if (v.time_b)
       out += svg::rect(label_w, y + row_h, x.map(v.time_b->median) - label_w, row_h - 3, "bar",
                        "B: " + units::seconds(v.time_b->median));
-    out += svg::text(label_w + bar_w + 8, y + row_h + 2,
-                     fmt::format("{} ({})", to_string(v.verdict),
-                                 v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—"),
-                     "small");
+    out +=
+        svg::text(label_w + bar_w + 8, y + row_h + 2,
+                  fmt::format("{} ({})", to_string(v.verdict),
+                              v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—"),
+                  "small");
   }
-  out += svg::close() + "<figcaption>Median times, A (gray) above B (blue); the verdict accounts "
-                        "for each side's noise.</figcaption>\n</figure>\n";
+  out += svg::close() +
+         "<figcaption>Median times, A (gray) above B (blue); the verdict accounts "
+         "for each side's noise.</figcaption>\n</figure>\n";
   for (const auto& v : c.variants) {
-    out += fmt::format("<h3>{}/{}</h3>\n<p>{}: {}; noise band ±{:.1f}%</p>\n", esc(v.lab),
-                       esc(v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b),
-                       to_string(v.verdict),
-                       v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—",
-                       v.noise * 100);
+    out += fmt::format(
+        "<h3>{}/{}</h3>\n<p>{}: {}; noise band ±{:.1f}%</p>\n", esc(v.lab),
+        esc(v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b),
+        to_string(v.verdict), v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—",
+        v.noise * 100);
     for (const auto& k : v.kernels) {
-      out += fmt::format("<table class=\"deltas\">\n<tr><th>{}</th><th class=\"num\">A</th>"
-                         "<th class=\"num\">B</th><th class=\"num\">change</th><th>verdict</th>"
-                         "</tr>\n",
-                         esc(k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b));
+      out += fmt::format(
+          "<table class=\"deltas\">\n<tr><th>{}</th><th class=\"num\">A</th>"
+          "<th class=\"num\">B</th><th class=\"num\">change</th><th>verdict</th>"
+          "</tr>\n",
+          esc(k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b));
       for (const auto& m : k.metrics)
         out += fmt::format(
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
@@ -486,7 +500,8 @@ std::string comparison_section(const Comparison& c) {
     }
     const auto ids = [](const std::vector<std::string>& v) {
       std::string s;
-      for (const auto& id : v) s += (s.empty() ? "" : ", ") + std::string("<code>") + esc(id) + "</code>";
+      for (const auto& id : v)
+        s += (s.empty() ? "" : ", ") + std::string("<code>") + esc(id) + "</code>";
       return s.empty() ? std::string("none") : s;
     };
     out += fmt::format("<p>findings resolved: {}; introduced: {}; unchanged: {}</p>\n",

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "reports/diagnosis_model.hpp"
+#include "reports/render/style.hpp"
 #include "reports/report_fwd.hpp"
-#include "reports/style.hpp"
 
 namespace gpulab::report {
 

@@ -1,4 +1,4 @@
-#include "reports/trace_events.hpp"
+#include "reports/render/trace_events.hpp"
 
 #include <map>
 
@@ -17,10 +17,14 @@ constexpr double kMicroseconds = 1e6;
 
 const char* category(ActivityKind kind) {
   switch (kind) {
-    case ActivityKind::kernel: return "kernel";
-    case ActivityKind::copy: return "copy";
-    case ActivityKind::memset: return "memset";
-    case ActivityKind::migration: return "migration";
+    case ActivityKind::kernel:
+      return "kernel";
+    case ActivityKind::copy:
+      return "copy";
+    case ActivityKind::memset:
+      return "memset";
+    case ActivityKind::migration:
+      return "migration";
   }
   return "other";
 }

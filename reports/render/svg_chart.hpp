@@ -26,8 +26,8 @@ std::string close();
 std::string line(double x1, double y1, double x2, double y2, const std::string& cls);
 std::string rect(double x, double y, double w, double h, const std::string& cls,
                  const std::string& tooltip);
-std::string circle(double x, double y, double r, const std::string& cls,
-                   const std::string& tooltip, const std::string& data_kind);
+std::string circle(double x, double y, double r, const std::string& cls, const std::string& tooltip,
+                   const std::string& data_kind);
 // anchor: "start", "middle" or "end".
 std::string text(double x, double y, const std::string& content, const std::string& cls,
                  const char* anchor = "start");

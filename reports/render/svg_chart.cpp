@@ -1,11 +1,11 @@
-#include "reports/svg_chart.hpp"
+#include "reports/render/svg_chart.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "reports/escape.hpp"
+#include "reports/render/escape.hpp"
 
 namespace gpulab::report::svg {
 
@@ -62,8 +62,9 @@ std::string open(double width, double height, const std::string& label) {
 std::string close() { return "</svg>\n"; }
 
 std::string line(double x1, double y1, double x2, double y2, const std::string& cls) {
-  return fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"{}\"/>\n",
-                     x1, y1, x2, y2, cls);
+  return fmt::format(
+      "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"{}\"/>\n", x1, y1, x2,
+      y2, cls);
 }
 
 std::string rect(double x, double y, double w, double h, const std::string& cls,
@@ -74,8 +75,8 @@ std::string rect(double x, double y, double w, double h, const std::string& cls,
       x, y, std::max(w, 0.5), h, cls, html_safe(tooltip));
 }
 
-std::string circle(double x, double y, double r, const std::string& cls,
-                   const std::string& tooltip, const std::string& data_kind) {
+std::string circle(double x, double y, double r, const std::string& cls, const std::string& tooltip,
+                   const std::string& data_kind) {
   return fmt::format(
       "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" class=\"{}\" data-kind=\"{}\"><title>{}"
       "</title></circle>\n",

@@ -1,4 +1,4 @@
-#include "reports/table.hpp"
+#include "reports/render/table.hpp"
 
 #include <algorithm>
 

@@ -1,13 +1,14 @@
 // Report-borne strings (lab, variant and kernel names, messages, notes, file labels) come from
 // files anyone can write. Before such a string reaches a terminal or a Markdown page it goes
-// through shown(), before it reaches the HTML report through html_safe(): a name must not be able to recolor the terminal, set its title, move the
-// cursor, fake an output line or inject HTML into a rendered page.
+// through shown(), before it reaches the HTML report through html_safe(): a name must not be able
+// to recolor the terminal, set its title, move the cursor, fake an output line or inject HTML into
+// a rendered page.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-#include "reports/style.hpp"
+#include "reports/render/style.hpp"
 
 namespace gpulab::report {
 

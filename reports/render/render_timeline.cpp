@@ -1,13 +1,13 @@
-#include "reports/render_timeline.hpp"
+#include "reports/render/render_timeline.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "reports/escape.hpp"
+#include "reports/render/escape.hpp"
+#include "reports/render/table.hpp"
 #include "reports/report.hpp"
-#include "reports/table.hpp"
 #include "reports/timeline.hpp"
 #include "reports/units.hpp"
 

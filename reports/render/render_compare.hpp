@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/compare.hpp"
-#include "reports/style.hpp"
+#include "reports/render/style.hpp"
 
 namespace gpulab::report {
 

@@ -1,10 +1,10 @@
-#include "reports/render_compare.hpp"
+#include "reports/render/render_compare.hpp"
 
 #include <fmt/format.h>
 
 #include "reports/derived.hpp"
-#include "reports/escape.hpp"
-#include "reports/table.hpp"
+#include "reports/render/escape.hpp"
+#include "reports/render/table.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {
@@ -16,7 +16,8 @@ std::string render(const TextTable& table, const Style& style) {
 
 // `text` is already shown() for this style.
 std::string heading(const std::string& text, const Style& style) {
-  return style.table == TableStyle::markdown ? "### " + text + "\n\n" : paint(text, Tone::strong, style) + "\n";
+  return style.table == TableStyle::markdown ? "### " + text + "\n\n"
+                                             : paint(text, Tone::strong, style) + "\n";
 }
 
 std::string signed_percent(double change) { return fmt::format("{:+.1f}%", change * 100.0); }
@@ -33,7 +34,8 @@ std::string time_verdict(const VariantComparison& v, const Style& style) {
       return paint(fmt::format("faster ({})", units::ratio(v.speedup)), Tone::good, style);
     case Verdict::slower:
       return paint(fmt::format("slower ({})", units::ratio(v.speedup)), Tone::bad, style);
-    default: return to_string(v.verdict);
+    default:
+      return to_string(v.verdict);
   }
 }
 
@@ -58,7 +60,10 @@ nlohmann::json optional_json(const std::optional<double>& v) {
 
 nlohmann::json timing_json(const std::optional<TimingStats>& t) {
   if (!t) return nullptr;
-  return {{"median", t->median}, {"min", t->min}, {"max", t->max}, {"repeat", t->repeat},
+  return {{"median", t->median},
+          {"min", t->min},
+          {"max", t->max},
+          {"repeat", t->repeat},
           {"relative_spread", relative_spread(*t)}};
 }
 
@@ -67,15 +72,21 @@ nlohmann::json variant_json(const VariantComparison& v) {
   for (const auto& k : v.kernels) {
     nlohmann::json metrics = nlohmann::json::array();
     for (const auto& m : k.metrics)
-      metrics.push_back({{"name", m.name}, {"a", optional_json(m.a)}, {"b", optional_json(m.b)},
-                         {"change", m.change}, {"verdict", to_string(m.verdict)},
+      metrics.push_back({{"name", m.name},
+                         {"a", optional_json(m.a)},
+                         {"b", optional_json(m.b)},
+                         {"change", m.change},
+                         {"verdict", to_string(m.verdict)},
                          {"tolerance", metric_tolerance(m.name)}});
     kernels.push_back({{"name", k.name}, {"name_b", k.name_b}, {"metrics", std::move(metrics)}});
   }
   nlohmann::json timeline = nlohmann::json::array();
   for (const auto& m : v.timeline)
-    timeline.push_back({{"name", m.name}, {"a", optional_json(m.a)}, {"b", optional_json(m.b)},
-                        {"change", m.change}, {"verdict", to_string(m.verdict)}});
+    timeline.push_back({{"name", m.name},
+                        {"a", optional_json(m.a)},
+                        {"b", optional_json(m.b)},
+                        {"change", m.change},
+                        {"verdict", to_string(m.verdict)}});
   return {{"lab", v.lab},
           {"variant_a", v.variant_a},
           {"variant_b", v.variant_b},

@@ -1,4 +1,4 @@
-#include "reports/render_text.hpp"
+#include "reports/render/render_text.hpp"
 
 #include <algorithm>
 #include <set>
@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include "reports/derived.hpp"
-#include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
-#include "reports/render_timeline.hpp"
+#include "reports/render/escape.hpp"
+#include "reports/render/render_timeline.hpp"
+#include "reports/render/table.hpp"
 #include "reports/report.hpp"
-#include "reports/table.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {
@@ -69,9 +69,9 @@ constexpr std::size_t kProgramColumnWidth = 32;
 
 // Metrics the curated rows do not show on their own (they feed derived rows).
 const std::set<std::string> kShownThroughDerived = {
-    m::gld_sectors, m::gld_requests, m::gst_sectors,     m::gst_requests,
-    m::shld_wavefronts, m::shst_wavefronts, m::shld_inst, m::shst_inst,
-    m::local_ld_bytes, m::local_st_bytes, m::warps_active_pct};
+    m::gld_sectors,     m::gld_requests,    m::gst_sectors,     m::gst_requests,
+    m::shld_wavefronts, m::shst_wavefronts, m::shld_inst,       m::shst_inst,
+    m::local_ld_bytes,  m::local_st_bytes,  m::warps_active_pct};
 
 std::optional<std::string> attribute_cell(const Kernel& k, const std::string& key) {
   const auto& a = k.attributes;
@@ -101,13 +101,15 @@ std::optional<std::string> cell(const Kernel& k, Source source, const std::strin
       if (it == k.derived.end()) return std::nullopt;
       return units::metric(it->second, unit_of(key));
     }
-    case Source::attribute: return attribute_cell(k, key);
+    case Source::attribute:
+      return attribute_cell(k, key);
   }
   return std::nullopt;
 }
 
 std::string render_table(const TextTable& table, const Style& style) {
-  return style.table == TableStyle::markdown ? "\n" + table.render_markdown() + "\n" : table.render();
+  return style.table == TableStyle::markdown ? "\n" + table.render_markdown() + "\n"
+                                             : table.render();
 }
 
 struct Column {

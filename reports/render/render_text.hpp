@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "reports/render/style.hpp"
 #include "reports/report_fwd.hpp"
-#include "reports/style.hpp"
 
 namespace gpulab::report {
 

@@ -1,4 +1,4 @@
-#include "reports/roofline.hpp"
+#include "reports/render/roofline.hpp"
 
 #include "reports/kernel_name.hpp"
 #include "reports/report.hpp"
@@ -7,12 +7,16 @@ namespace gpulab::report {
 
 int fp32_lanes_per_sm(int cc_major, int cc_minor) {
   switch (cc_major) {
-    case 7: return 64;
-    case 8: return cc_minor == 0 ? 64 : 128;
+    case 7:
+      return 64;
+    case 8:
+      return cc_minor == 0 ? 64 : 128;
     case 9:
     case 10:
-    case 12: return 128;
-    default: return 0;
+    case 12:
+      return 128;
+    default:
+      return 0;
   }
 }
 
@@ -25,8 +29,8 @@ std::vector<RooflinePoint> roofline_points(const Report& report) {
   std::vector<RooflinePoint> points;
   for (const auto& v : report.variants) {
     const WorkModel& work = report.work_of(v);
-    if (v.status != VariantStatus::ok || v.check.status == CheckStatus::failed ||
-        work.flops <= 0 || v.timing.median <= 0)
+    if (v.status != VariantStatus::ok || v.check.status == CheckStatus::failed || work.flops <= 0 ||
+        v.timing.median <= 0)
       continue;
     double dram = 0;
     for (const auto& k : v.kernels) {
@@ -36,8 +40,8 @@ std::vector<RooflinePoint> roofline_points(const Report& report) {
     RooflinePoint p;
     p.variant = v.name;
     if (v.kernels.size() == 1)
-      p.kernel = v.kernels[0].function.empty() ? v.kernels[0].name
-                                               : display_name(v.kernels[0].function);
+      p.kernel =
+          v.kernels[0].function.empty() ? v.kernels[0].name : display_name(v.kernels[0].function);
     p.measured_bytes = dram > 0;
     const double bytes = p.measured_bytes ? dram : work.bytes();
     if (bytes <= 0) continue;

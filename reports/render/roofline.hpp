@@ -21,9 +21,9 @@ double fp32_peak_flops(const DeviceInfo& device);
 
 struct RooflinePoint {
   std::string variant;
-  std::string kernel;     // the function of a one-kernel variant; empty for several kernels
-  double intensity = 0;   // FLOP per DRAM byte
-  double attained = 0;    // FLOP/s
+  std::string kernel;           // the function of a one-kernel variant; empty for several kernels
+  double intensity = 0;         // FLOP per DRAM byte
+  double attained = 0;          // FLOP/s
   bool measured_bytes = false;  // DRAM bytes from counters (else the work model's bytes)
 };
 

@@ -1,4 +1,4 @@
-#include "reports/render_diagnosis.hpp"
+#include "reports/render/render_diagnosis.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "reports/diagnosis.hpp"
-#include "reports/escape.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/render/escape.hpp"
 #include "reports/report.hpp"
 #include "reports/units.hpp"
 
@@ -71,7 +71,8 @@ std::string findings_text(const Diagnosis& d, const Style& style) {
                                       : d.findings.size();
   for (std::size_t i = 0; i < shown_count; ++i) {
     const auto& f = d.findings[i];
-    const Tone tone = f.severity == "high" ? Tone::bad : (f.severity == "medium" ? Tone::warn : Tone::strong);
+    const Tone tone =
+        f.severity == "high" ? Tone::bad : (f.severity == "medium" ? Tone::warn : Tone::strong);
     out += fmt::format("  {}. {} [{}] {}\n", i + 1, paint(shown(f.id, style), tone, style),
                        shown(f.severity, style), shown(f.title, style));
     out += "     evidence: " + evidence_text(f.evidence, style) + "\n";

@@ -1,8 +1,8 @@
-#include "reports/render_csv.hpp"
+#include "reports/render/render_csv.hpp"
 
 #include <fmt/format.h>
 
-#include "reports/escape.hpp"
+#include "reports/render/escape.hpp"
 #include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
@@ -45,15 +45,18 @@ std::string report_csv(const Report& r) {
       row(v.name, "", "time.min_s", number(v.timing.min));
       row(v.name, "", "time.max_s", number(v.timing.max));
     }
-    if (v.effective_bandwidth > 0) row(v.name, "", "effective_bandwidth_Bps", number(v.effective_bandwidth));
+    if (v.effective_bandwidth > 0)
+      row(v.name, "", "effective_bandwidth_Bps", number(v.effective_bandwidth));
     if (v.roof_fraction > 0) row(v.name, "", "roof_fraction", number(v.roof_fraction));
     if (v.speedup > 0) row(v.name, "", "speedup", number(v.speedup));
     if (v.timeline) {
       const auto& s = v.timeline->summary;
-      for (const auto& figure : timeline_figures()) row(v.name, "timeline", figure.name, number(figure.get(s)));
+      for (const auto& figure : timeline_figures())
+        row(v.name, "timeline", figure.name, number(figure.get(s)));
       for (const auto& rate : s.rates)
         row(v.name, "timeline",
-            fmt::format("bandwidth_Bps.{}.{}", rate.direction, rate.host_memory), number(rate.bandwidth));
+            fmt::format("bandwidth_Bps.{}.{}", rate.direction, rate.host_memory),
+            number(rate.bandwidth));
       if (v.timeline->diagnosis && !v.timeline->diagnosis->findings.empty())
         row(v.name, "timeline", "principal_finding", v.timeline->diagnosis->findings.front().id);
     }
@@ -73,7 +76,8 @@ std::string report_csv(const Report& r) {
 }
 
 std::string findings_csv(const Report& r) {
-  std::string out = csv_line({"lab", "variant", "kernel", "verdict", "rank", "finding", "severity", "score"});
+  std::string out =
+      csv_line({"lab", "variant", "kernel", "verdict", "rank", "finding", "severity", "score"});
   const auto add = [&](const Variant& v, const std::string& where, const Diagnosis& d) {
     int rank = 1;
     for (const auto& f : d.findings)
@@ -94,8 +98,9 @@ std::string comparison_csv(const std::vector<Comparison>& against_first) {
   for (const auto& c : against_first)
     for (const auto& v : c.variants)
       out += csv_line({c.label_a, c.label_b, v.lab, v.variant_a, v.variant_b,
-                       v.time_a ? number(v.time_a->median) : "", v.time_b ? number(v.time_b->median) : "",
-                       number(v.change), number(v.noise), to_string(v.verdict)});
+                       v.time_a ? number(v.time_a->median) : "",
+                       v.time_b ? number(v.time_b->median) : "", number(v.change), number(v.noise),
+                       to_string(v.verdict)});
   return out;
 }
 

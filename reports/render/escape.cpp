@@ -1,4 +1,4 @@
-#include "reports/escape.hpp"
+#include "reports/render/escape.hpp"
 
 #include <algorithm>
 
@@ -67,12 +67,23 @@ std::string html_safe(std::string_view text) {
   std::string out;
   for (const char c : terminal_safe(text)) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -1,6 +1,6 @@
 // One self-contained HTML file for one or more reports, or for a comparison: no script, no
 // network, no external font or image; charts are inline SVG, styles are inline CSS that also
-// prints. Every string taken from a report is escaped (html_safe, reports/escape.hpp).
+// prints. Every string taken from a report is escaped (html_safe, reports/render/escape.hpp).
 //
 // Per report: a header (device, measured roofs, tool, argv, when), the variants' times as bars
 // with speedups and the share of the copy roof, the check results, a lab's best variant against
