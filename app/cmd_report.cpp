@@ -7,7 +7,7 @@
 #include "app/version.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/base/output_file.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/render/render_html.hpp"
 #include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"

@@ -13,9 +13,9 @@
 #include "reports/base/output_file.hpp"
 #include "reports/base/user_input.hpp"
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/limits.hpp"
 #include "reports/kernel_name.hpp"
-#include "reports/limits.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/render_csv.hpp"
 #include "reports/render/render_diagnosis.hpp"
@@ -178,8 +178,8 @@ int exit_code_of(const report::Report& report) {
 }
 
 // The best (fastest checked) variant of each lab against its baseline, and against the lab's
-// limit (reports/limits.hpp): reference implementations (cuBLAS, CUB) are what the lab's own
-// variants are measured against, not candidates for its best.
+// limit (reports/diagnosis/limits.hpp): reference implementations (cuBLAS, CUB) are what the lab's
+// own variants are measured against, not candidates for its best.
 std::string all_labs_summary(const std::vector<report::Report>& reports, const report::Style& style) {
   report::TextTable table(
       {"lab", "baseline", "median", "best", "median", "speedup", "of limit", "checks"}, 2);

@@ -7,7 +7,7 @@
 #include "labs/registry.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/base/user_input.hpp"
-#include "reports/expectations.hpp"
+#include "reports/diagnosis/expectations.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/render_diagnosis.hpp"
 #include "reports/render/table.hpp"

@@ -11,8 +11,8 @@
 
 #include "app/cli.hpp"
 #include "app/lab_runner.hpp"
-#include "reports/compare.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/compare.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/render/style.hpp"
 
 namespace gpulab::app {

@@ -13,7 +13,7 @@
 #include "app/shell.hpp"
 #include "labs/registry.hpp"
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
 
 namespace gpulab::app {

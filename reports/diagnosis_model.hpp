@@ -1,6 +1,6 @@
 // A diagnosis as the report holds it: the path the decision tree's walk took, with the evidence
 // each node weighed, and the ranked findings. Part of the report model (reports/report.hpp);
-// reports/diagnosis.hpp computes it.
+// reports/diagnosis/diagnosis.hpp computes it.
 #pragma once
 
 #include <map>

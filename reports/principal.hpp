@@ -1,5 +1,5 @@
-// What the rest of gpulab asks of the diagnoses a report holds (reports/diagnosis.hpp makes
-// them): a variant's principal finding, a program's, and which kernels were left undiagnosed.
+// What the rest of gpulab asks of the diagnoses a report holds (reports/diagnosis/diagnosis.hpp
+// makes them): a variant's principal finding, a program's, and which kernels were left undiagnosed.
 // Reads of the model only, so that writing or rendering a report needs no decision tree.
 #pragma once
 

@@ -135,7 +135,7 @@ struct Report {
   // The baseline `v` is measured against: the nearest baseline at or before it (a lab with
   // two experiments, such as the spill lab's local array and then its register cap, lists
   // each baseline before its own variants); nullptr when none precedes it. Speedups and the
-  // selftest's judgement (reports/expectations.hpp) both use it.
+  // selftest's judgement (reports/diagnosis/expectations.hpp) both use it.
   const Variant* baseline_of(const Variant& v) const;
   // The work model that applies to a variant: its own, else the lab's.
   const WorkModel& work_of(const Variant& v) const { return v.work ? *v.work : work; }

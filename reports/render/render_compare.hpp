@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/compare.hpp"
+#include "reports/diagnosis/compare.hpp"
 #include "reports/render/style.hpp"
 
 namespace gpulab::report {

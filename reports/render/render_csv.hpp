@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/compare.hpp"
+#include "reports/diagnosis/compare.hpp"
 #include "reports/report_fwd.hpp"
 
 namespace gpulab::report {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/render/escape.hpp"

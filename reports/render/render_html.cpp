@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/limits.hpp"
 #include "reports/kernel_name.hpp"
-#include "reports/limits.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/roofline.hpp"
@@ -177,8 +177,8 @@ std::string checks_table(const Report& r) {
   return out + "</table>\n";
 }
 
-// The lab's best variant against its limit (reports/limits.hpp); a profiled program, which has
-// no baseline, has neither.
+// The lab's best variant against its limit (reports/diagnosis/limits.hpp); a profiled program,
+// which has no baseline, has neither.
 std::string best_variant_html(const Report& r) {
   const auto limit = lab_limit(r);
   if (!r.baseline() || !limit.best) return "";

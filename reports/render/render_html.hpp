@@ -4,16 +4,16 @@
 //
 // Per report: a header (device, measured roofs, tool, argv, when), the variants' times as bars
 // with speedups and the share of the copy roof, the check results, a lab's best variant against
-// its limit (reports/limits.hpp; several reports also get a table of them first), a roofline,
-// every kernel's decision path and findings, and for traced variants the timeline as a Gantt
-// chart per stream with its figures. For a comparison: the before/after times, the counter
+// its limit (reports/diagnosis/limits.hpp; several reports also get a table of them first), a
+// roofline, every kernel's decision path and findings, and for traced variants the timeline as a
+// Gantt chart per stream with its figures. For a comparison: the before/after times, the counter
 // deltas and the findings resolved and introduced.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "reports/compare.hpp"
+#include "reports/diagnosis/compare.hpp"
 #include "reports/report_fwd.hpp"
 
 namespace gpulab::report {

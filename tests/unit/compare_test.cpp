@@ -11,8 +11,8 @@
 
 #include "app/cli.hpp"
 #include "reports/base/input_file.hpp"
-#include "reports/compare.hpp"
 #include "reports/derived.hpp"
+#include "reports/diagnosis/compare.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/occupancy_limit.hpp"
 #include "reports/metric_catalogue.hpp"
-#include "reports/occupancy_limit.hpp"
 #include "reports/render/render_diagnosis.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"

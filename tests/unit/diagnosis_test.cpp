@@ -8,7 +8,7 @@
 #include "app/cli.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"

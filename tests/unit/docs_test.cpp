@@ -11,7 +11,7 @@
 
 #include "reports/base/input_file.hpp"
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "run_cli.hpp"
 

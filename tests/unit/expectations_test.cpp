@@ -1,8 +1,8 @@
-// The selftest's judgement (reports/expectations.hpp) on small hand-built reports: which
+// The selftest's judgement (reports/diagnosis/expectations.hpp) on small hand-built reports: which
 // baseline a variant is held against, and what passes.
 #include <gtest/gtest.h>
 
-#include "reports/expectations.hpp"
+#include "reports/diagnosis/expectations.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {

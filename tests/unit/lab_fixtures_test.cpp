@@ -16,8 +16,8 @@
 
 #include "labs/registry.hpp"
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
-#include "reports/expectations.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/expectations.hpp"
 #include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"

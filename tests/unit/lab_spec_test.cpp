@@ -8,7 +8,7 @@
 
 #include "labs/registry.hpp"
 #include "reports/base/errors.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 
 namespace gpulab::labs {
 namespace {

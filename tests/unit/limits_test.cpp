@@ -1,9 +1,9 @@
-// How close each lab comes to its limit (reports/limits.hpp), on the H200 fixtures.
+// How close each lab comes to its limit (reports/diagnosis/limits.hpp), on the H200 fixtures.
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "reports/limits.hpp"
+#include "reports/diagnosis/limits.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 

@@ -16,7 +16,7 @@
 #include "outside_labels.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/render/table.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"

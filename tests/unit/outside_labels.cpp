@@ -10,7 +10,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/report.hpp"
 

@@ -59,7 +59,8 @@ struct Verdict {
 
 // Finds the entry's kernel in `diagnosed` (a report after derive_all and diagnose_report) and
 // judges it: the function is the one variant whose demangled name the pattern matches; without a
-// launch, its principal finding (reports/diagnosis.hpp) is compared, with one, that launch's.
+// launch, its principal finding (reports/diagnosis/diagnosis.hpp) is compared, with one, that
+// launch's.
 Verdict judge(const LabelEntry& entry, const report::Report& diagnosed);
 
 }  // namespace gpulab::outside

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "reports/base/errors.hpp"
+#include "reports/diagnosis/occupancy_limit.hpp"
 #include "reports/metric_catalogue.hpp"
-#include "reports/occupancy_limit.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
 #include "reports/render/render_text.hpp"

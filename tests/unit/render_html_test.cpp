@@ -8,8 +8,8 @@
 #include <string>
 
 #include "reports/base/errors.hpp"
-#include "reports/compare.hpp"
-#include "reports/limits.hpp"
+#include "reports/diagnosis/compare.hpp"
+#include "reports/diagnosis/limits.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/render_html.hpp"
 #include "reports/render/roofline.hpp"

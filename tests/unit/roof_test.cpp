@@ -9,8 +9,8 @@
 
 #include "labs/registry.hpp"
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
-#include "reports/diagnosis_walk.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis_walk.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/base/errors.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/render/render_timeline.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"

@@ -1,8 +1,8 @@
-#include "reports/expectations.hpp"
+#include "reports/diagnosis/expectations.hpp"
 
 #include <algorithm>
 
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {

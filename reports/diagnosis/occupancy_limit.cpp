@@ -1,4 +1,4 @@
-#include "reports/occupancy_limit.hpp"
+#include "reports/diagnosis/occupancy_limit.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -6,7 +6,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/base/user_input.hpp"
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 
 namespace gpulab::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/compare.hpp"
+#include "reports/diagnosis/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -176,13 +176,14 @@ VariantComparison compare_variant(const std::string& lab, const Variant* a, cons
 
 void warn_about_differences(const Report& a, const Report& b, Comparison& c) {
   if (a.device.name != b.device.name) {
-    c.warnings.push_back(fmt::format("different devices ({} vs {}): differences include the "
-                                     "hardware, not only the code",
-                                     a.device.name, b.device.name));
+    c.warnings.push_back(
+        fmt::format("different devices ({} vs {}): differences include the "
+                    "hardware, not only the code",
+                    a.device.name, b.device.name));
   }
   if (a.tool.version != b.tool.version) {
-    c.warnings.push_back(fmt::format("different gpulab versions ({} vs {})", a.tool.version,
-                                     b.tool.version));
+    c.warnings.push_back(
+        fmt::format("different gpulab versions ({} vs {})", a.tool.version, b.tool.version));
   }
   if (a.params != b.params) {
     std::string pa, pb;
@@ -196,12 +197,18 @@ void warn_about_differences(const Report& a, const Report& b, Comparison& c) {
 
 const char* to_string(Verdict v) {
   switch (v) {
-    case Verdict::same: return "same";
-    case Verdict::faster: return "faster";
-    case Verdict::slower: return "slower";
-    case Verdict::changed: return "changed";
-    case Verdict::added: return "added";
-    case Verdict::removed: return "removed";
+    case Verdict::same:
+      return "same";
+    case Verdict::faster:
+      return "faster";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::changed:
+      return "changed";
+    case Verdict::added:
+      return "added";
+    case Verdict::removed:
+      return "removed";
   }
   return "?";
 }

@@ -21,7 +21,7 @@ struct OccupancyLimit {
   int warps_per_sm = 0;   // the warps those blocks hold
   int max_warps_per_sm = 0;
   double theoretical = 0;  // the share of the GPU's warp slots the launch can fill at once
-  std::string sentence;  // e.g. "registers: 128 per thread allow 2 blocks of 256 threads per SM"
+  std::string sentence;    // e.g. "registers: 128 per thread allow 2 blocks of 256 threads per SM"
 };
 
 // The limit of the resources one SM has for blocks of this kernel (the smallest of them, ties

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "reports/diagnosis.hpp"
-#include "reports/diagnosis_walk.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis_walk.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {

@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "reports/derived.hpp"
-#include "reports/diagnosis.hpp"
-#include "reports/diagnosis_walk.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis_walk.hpp"
+#include "reports/diagnosis/occupancy_limit.hpp"
 #include "reports/metric_catalogue.hpp"
-#include "reports/occupancy_limit.hpp"
 #include "reports/report.hpp"
 #include "reports/units.hpp"
 
@@ -120,8 +120,8 @@ Outcome dram_excess(const Probe& p) {
   if (*excess < p.threshold(t)) return no(ev);
   // Unneeded bytes cost time in proportion to how busy DRAM is: far from its peak, the
   // re-reads are not what the kernel waits for (the naive matmul reads 108x its inputs at 13%).
-  const double busy = std::min(1.0, p.metric(m::dram_pct).value_or(100.0) /
-                                        p.threshold("memory_bound.dram_pct"));
+  const double busy =
+      std::min(1.0, p.metric(m::dram_pct).value_or(100.0) / p.threshold("memory_bound.dram_pct"));
   return yes((1.0 - 1.0 / *excess) * busy, ev);
 }
 
@@ -193,9 +193,10 @@ Outcome shared_banks(const Probe& p) {
   const std::string t = "shared_banks.excess_per_inst";
   std::optional<double> per_inst;
   if (excess && ld && st && *ld + *st + atomics > 0) per_inst = *excess / (*ld + *st + atomics);
-  std::vector<Evidence> ev{evidence(d::shld_wavefronts_per_inst, p.metric(d::shld_wavefronts_per_inst)),
-                           evidence(d::shared_excess_wavefronts, excess),
-                           against(p, "excess_wavefronts_per_inst", per_inst, ">=", t)};
+  std::vector<Evidence> ev{
+      evidence(d::shld_wavefronts_per_inst, p.metric(d::shld_wavefronts_per_inst)),
+      evidence(d::shared_excess_wavefronts, excess),
+      against(p, "excess_wavefronts_per_inst", per_inst, ">=", t)};
   if (!excess || !ld || !st) return not_measured(ev);
   if (!per_inst || *per_inst < p.threshold(t)) return no(ev);
   double severity = *per_inst / (*per_inst + 1.0);  // share of wavefronts that are excess
@@ -281,8 +282,8 @@ std::function<Outcome(const Probe&)> stall_share(const char* reason, const char*
   };
 }
 
-// Which resource holds occupancy down (reports/occupancy_limit.hpp), or, when no static limit
-// does, that the blocks themselves leave the warp slots empty.
+// Which resource holds occupancy down (reports/diagnosis/occupancy_limit.hpp), or, when no static
+// limit does, that the blocks themselves leave the warp slots empty.
 std::string occupancy_detail(const StaticAttributes& a, const DeviceInfo* device, double achieved) {
   const auto limit = device ? occupancy_limit(a, *device) : std::nullopt;
   if (!limit) return "";
@@ -507,8 +508,8 @@ const CheckNode kLatency{"latency", "Do warps mostly wait on global/local memory
                          "stall_long_scoreboard / warp_latency", "latency-bound",
                          stall_share(m::stall_long_scoreboard, "long_scoreboard_share",
                                      "latency.long_scoreboard_share")};
-const CheckNode kOccupancy{"occupancy", "Is occupancy low?", "achieved_occupancy",
-                           "low-occupancy", occupancy};
+const CheckNode kOccupancy{"occupancy", "Is occupancy low?", "achieved_occupancy", "low-occupancy",
+                           occupancy};
 const CheckNode kTail{"tail", "Does a partial last wave leave SMs idle?",
                       "grid_blocks / (SMs x blocks per SM)", "tail-effect", tail};
 const CheckNode kLaunch{"launch", "Is the kernel as short as a launch?", "duration",
@@ -522,11 +523,12 @@ const CheckNode kAtomics{"atomics", "Do global atomics contend?",
 const CheckNode kSync{"sync", "Do warps wait at barriers?", "stall_barrier / warp_latency",
                       "sync-overhead",
                       stall_share(m::stall_barrier, "barrier_share", "sync.barrier_share", true)};
-const CheckNode kCompute{"compute-roof", "Are the SMs near their peak?", "sm_pct",
-                         "compute-bound", compute};
-const CheckNode kMio{"mio", "Do warps wait on the MIO queue (shared memory, constant cache)?",
-                     "stall_mio_throttle / warp_latency", "mio-throttle",
-                     stall_share(m::stall_mio_throttle, "mio_throttle_share", "mio.throttle_share")};
+const CheckNode kCompute{"compute-roof", "Are the SMs near their peak?", "sm_pct", "compute-bound",
+                         compute};
+const CheckNode kMio{
+    "mio", "Do warps wait on the MIO queue (shared memory, constant cache)?",
+    "stall_mio_throttle / warp_latency", "mio-throttle",
+    stall_share(m::stall_mio_throttle, "mio_throttle_share", "mio.throttle_share")};
 
 // The branches of the root, with the checks each visits in order.
 struct Branch {
@@ -566,8 +568,10 @@ const Branch& classify(const Probe& p, PathStep& step) {
   const bool memory = dram && *dram >= p.threshold("memory_bound.dram_pct");
   const bool compute = sm && *sm >= p.threshold("compute_bound.sm_pct");
   const Branch* branch = &b[2];
-  if (memory && (!compute || *dram >= *sm)) branch = &b[0];
-  else if (compute) branch = &b[1];
+  if (memory && (!compute || *dram >= *sm))
+    branch = &b[0];
+  else if (compute)
+    branch = &b[1];
   step.answer = (dram || sm) ? branch->name : "not measured";
   return *branch;
 }
@@ -599,37 +603,38 @@ bool too_little_work(const Probe& p, Diagnosis& out) {
 
 metrics::Unit evidence_unit(const std::string& metric) {
   using U = metrics::Unit;
-  static const std::map<std::string, U> own = {{"roof_fraction", U::fraction},
-                                               {"dram_over_copy_roof", U::fraction},
-                                               {"load_bytes_per_request", U::bytes},
-                                               {"tma_bytes", U::bytes},
-                                               {"worst_direction_overfetch", U::ratio},
-                                               {"theoretical_occupancy", U::fraction},
-                                               {"idle_fraction_last_wave", U::fraction},
-                                               {"long_scoreboard_share", U::fraction},
-                                               {"barrier_share", U::fraction},
-                                               {"duration_s", U::seconds},
-                                               {"mio_throttle_share", U::fraction},
-                                               {"launches", U::count},
-                                               {"lanes_per_warp", U::ratio},
-                                               {"waves", U::ratio},
-                                               {"excess_wavefronts_per_inst", U::ratio},
-                                               {"shared_wait_share", U::fraction},
-                                               {"local_over_global_bytes", U::ratio},
-                                               {"atomics_per_load_request", U::ratio},
-                                               {"dram_beyond_overfetch", U::ratio},
-                                               // the timeline's (reports/timeline_diagnosis.cpp)
-                                               {"kernel_fraction", U::fraction},
-                                               {"transfer_fraction", U::fraction},
-                                               {"on_demand_fraction", U::fraction},
-                                               {"idle_fraction", U::fraction},
-                                               {"exposed_transfer_fraction", U::fraction},
-                                               {"overlap_fraction", U::fraction},
-                                               {"slowest_host_link_bandwidth", U::bytes_per_second},
-                                               {"on_demand_bytes", U::bytes},
-                                               {"gpu_page_faults", U::count},
-                                               {"mean_kernel_seconds", U::seconds},
-                                               {"kernels", U::count}};
+  static const std::map<std::string, U> own = {
+      {"roof_fraction", U::fraction},
+      {"dram_over_copy_roof", U::fraction},
+      {"load_bytes_per_request", U::bytes},
+      {"tma_bytes", U::bytes},
+      {"worst_direction_overfetch", U::ratio},
+      {"theoretical_occupancy", U::fraction},
+      {"idle_fraction_last_wave", U::fraction},
+      {"long_scoreboard_share", U::fraction},
+      {"barrier_share", U::fraction},
+      {"duration_s", U::seconds},
+      {"mio_throttle_share", U::fraction},
+      {"launches", U::count},
+      {"lanes_per_warp", U::ratio},
+      {"waves", U::ratio},
+      {"excess_wavefronts_per_inst", U::ratio},
+      {"shared_wait_share", U::fraction},
+      {"local_over_global_bytes", U::ratio},
+      {"atomics_per_load_request", U::ratio},
+      {"dram_beyond_overfetch", U::ratio},
+      // the timeline's (reports/diagnosis/timeline_diagnosis.cpp)
+      {"kernel_fraction", U::fraction},
+      {"transfer_fraction", U::fraction},
+      {"on_demand_fraction", U::fraction},
+      {"idle_fraction", U::fraction},
+      {"exposed_transfer_fraction", U::fraction},
+      {"overlap_fraction", U::fraction},
+      {"slowest_host_link_bandwidth", U::bytes_per_second},
+      {"on_demand_bytes", U::bytes},
+      {"gpu_page_faults", U::count},
+      {"mean_kernel_seconds", U::seconds},
+      {"kernels", U::count}};
   auto it = own.find(metric);
   return it != own.end() ? it->second : unit_of(metric);
 }

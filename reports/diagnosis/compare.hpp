@@ -54,8 +54,8 @@ struct VariantComparison {
   std::vector<KernelDelta> kernels;
   // Timeline figures (reports/timeline.hpp), when either side was traced.
   std::vector<MetricDelta> timeline;
-  // The principal finding of A and of B (reports/diagnosis.hpp), shown first; empty when the
-  // variant was not diagnosed or nothing was found.
+  // The principal finding of A and of B (reports/diagnosis/diagnosis.hpp), shown first; empty when
+  // the variant was not diagnosed or nothing was found.
   std::string principal_a, principal_b;
   // Diagnosis findings (ids) that B no longer has, that B newly has, and that both have.
   std::vector<std::string> findings_resolved, findings_introduced, findings_unchanged;

@@ -1,8 +1,8 @@
-#include "reports/diagnosis_walk.hpp"
+#include "reports/diagnosis/diagnosis_walk.hpp"
 
 #include <algorithm>
 
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 
 namespace gpulab::report::walk {
 namespace {
@@ -47,12 +47,8 @@ Finding make_finding(const std::string& id, double score, const Outcome& outcome
 Outcome yes(double severity, std::vector<Evidence> ev) {
   return {Answer::yes, std::clamp(severity, 0.0, 1.0), std::move(ev)};
 }
-Outcome no(std::vector<Evidence> ev) {
-  return {Answer::no, 0, std::move(ev)};
-}
-Outcome not_measured(std::vector<Evidence> ev) {
-  return {Answer::not_measured, 0, std::move(ev)};
-}
+Outcome no(std::vector<Evidence> ev) { return {Answer::no, 0, std::move(ev)}; }
+Outcome not_measured(std::vector<Evidence> ev) { return {Answer::not_measured, 0, std::move(ev)}; }
 
 double score_of(const std::string& finding, double severity) {
   if (finding == "memory-bound-at-roof") return kStandingScore;
@@ -60,9 +56,7 @@ double score_of(const std::string& finding, double severity) {
   return 0.4 + 0.6 * severity;
 }
 
-bool is_standing(const Finding& finding) {
-  return finding.score <= kStandingScore + 0.05;
-}
+bool is_standing(const Finding& finding) { return finding.score <= kStandingScore + 0.05; }
 
 void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double min_severity) {
   PathStep step;

@@ -1,6 +1,6 @@
-// Diagnosis: walk the decision tree (reports/decision_tree.cpp) over one kernel's counters and
-// say what limits it and what to do. docs/diagnosis.md draws the tree and explains every
-// threshold.
+// Diagnosis: walk the decision tree (reports/diagnosis/decision_tree.cpp) over one kernel's
+// counters and say what limits it and what to do. docs/diagnosis.md draws the tree and explains
+// every threshold.
 //
 // Performance is first a question of data movement, so the walk first locates the bottleneck
 // class (DRAM bandwidth, SM throughput, or neither: the kernel waits), then checks the access
@@ -61,9 +61,9 @@ class Thresholds {
 struct FindingTraits {
   const char* id;
   const char* title;
-  const char* explanation;     // why it costs time
-  const char* recommendation;  // what to change
-  const char* false_if;        // the evidence that would refute it
+  const char* explanation;        // why it costs time
+  const char* recommendation;     // what to change
+  const char* false_if;           // the evidence that would refute it
   std::vector<const char*> labs;  // labs that demonstrate the fix
 };
 const std::vector<FindingTraits>& finding_catalogue();
@@ -91,15 +91,15 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds);
 std::string node_of_finding(const std::string& finding);
 
 // Diagnoses a variant's activity trace: do unoverlapped transfers, on-demand page migrations
-// or idle gaps between short kernels take the time? (reports/timeline_diagnosis.cpp). Needs
-// the timeline's summary (reports/timeline.hpp).
+// or idle gaps between short kernels take the time? (reports/diagnosis/timeline_diagnosis.cpp).
+// Needs the timeline's summary (reports/timeline.hpp).
 Diagnosis diagnose_timeline(const Timeline& timeline, const Thresholds& thresholds);
 
 // Diagnoses every kernel with counters and every timeline of every measured variant of a
 // report, in place. A kernel function that takes less than diagnosis.min_time_share of its
 // variant's GPU time (of the program's, for a profiled program) is left undiagnosed unless
-// `asked` says yes to one of its launches (`--kernel`). reports/diagnosis_report.cpp; what the
-// rest of gpulab asks of the diagnoses it leaves: reports/principal.hpp.
+// `asked` says yes to one of its launches (`--kernel`). reports/diagnosis/diagnosis_report.cpp;
+// what the rest of gpulab asks of the diagnoses it leaves: reports/principal.hpp.
 using KernelAsked = std::function<bool(const Kernel&)>;
 void diagnose_report(Report& report, const Thresholds& thresholds, const KernelAsked& asked = {});
 

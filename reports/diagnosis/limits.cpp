@@ -1,4 +1,4 @@
-#include "reports/limits.hpp"
+#include "reports/diagnosis/limits.hpp"
 
 #include "reports/report.hpp"
 #include "reports/units.hpp"

@@ -1,6 +1,6 @@
-// The pieces both diagnosis walks share, the kernel's (reports/decision_tree.cpp) and the
-// timeline's (reports/timeline_diagnosis.cpp): what a node answers, how an answer becomes a
-// step of the path and perhaps a finding, and how findings are ranked.
+// The pieces both diagnosis walks share, the kernel's (reports/diagnosis/decision_tree.cpp) and the
+// timeline's (reports/diagnosis/timeline_diagnosis.cpp): what a node answers, how an answer becomes
+// a step of the path and perhaps a finding, and how findings are ranked.
 #pragma once
 
 #include <optional>

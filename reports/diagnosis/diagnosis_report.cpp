@@ -1,10 +1,11 @@
 // Diagnoses across a report: which kernels are diagnosed, and every kernel's and timeline's
-// diagnosis. The trees themselves are in reports/decision_tree.cpp and
-// reports/timeline_diagnosis.cpp; what is asked of their diagnoses, in reports/principal.cpp.
+// diagnosis. The trees themselves are in reports/diagnosis/decision_tree.cpp and
+// reports/diagnosis/timeline_diagnosis.cpp; what is asked of their diagnoses, in
+// reports/principal.cpp.
 #include <algorithm>
 #include <map>
 
-#include "reports/diagnosis.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {
