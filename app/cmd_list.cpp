@@ -5,7 +5,7 @@
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
 #include "app/outputs.hpp"
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/base/output_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/metric_catalogue.hpp"

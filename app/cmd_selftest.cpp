@@ -4,7 +4,7 @@
 
 #include "app/commands.hpp"
 #include "app/option_checks.hpp"
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/base/user_input.hpp"
 #include "reports/diagnosis/expectations.hpp"

@@ -11,7 +11,7 @@
 #include "app/command_line.hpp"
 #include "app/option_checks.hpp"
 #include "app/shell.hpp"
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"

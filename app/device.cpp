@@ -5,9 +5,9 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include "labs/cuda_check.hpp"
-#include "labs/device_buffer.hpp"
-#include "labs/harness.hpp"
+#include "labs/harness/cuda_check.hpp"
+#include "labs/harness/device_buffer.hpp"
+#include "labs/harness/harness.hpp"
 
 namespace gpulab::app {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/session.hpp"
-#include "labs/lab.hpp"
+#include "labs/harness/lab.hpp"
 #include "reports/report_fwd.hpp"
 
 namespace gpulab::app {

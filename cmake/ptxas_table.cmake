@@ -1,5 +1,5 @@
 # Turns the ptxas -v logs that cmake/ptxas_log.sh left beside the lab objects into the table
-# behind labs/ptxas_table.hpp: one row per kernel compiled for ARCH.
+# behind labs/harness/ptxas_table.hpp: one row per kernel compiled for ARCH.
 #
 #   cmake -DOBJECTS=<object>|<object>... -DARCH=sm_90 -DTEMPLATE=<ptxas_table.cpp.in>
 #         -DOUTPUT=<ptxas_table.cpp> -P ptxas_table.cmake

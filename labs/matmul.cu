@@ -20,13 +20,13 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
-#include "labs/check.hpp"
-#include "labs/cuda_check.hpp"
-#include "labs/device_buffer.hpp"
-#include "labs/harness.hpp"
-#include "labs/random.hpp"
-#include "labs/registry.hpp"
-#include "labs/table_lab.hpp"
+#include "labs/harness/check.hpp"
+#include "labs/harness/cuda_check.hpp"
+#include "labs/harness/device_buffer.hpp"
+#include "labs/harness/harness.hpp"
+#include "labs/harness/random.hpp"
+#include "labs/harness/registry.hpp"
+#include "labs/harness/table_lab.hpp"
 
 // cuBLAS status checks, in the shape of GPULAB_CUDA_CHECK (reports/base/errors.hpp).
 #define GPULAB_CUBLAS_CHECK(call) \

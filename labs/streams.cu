@@ -29,14 +29,14 @@
 
 #include <fmt/format.h>
 
-#include "labs/check.hpp"
-#include "labs/cuda_check.hpp"
-#include "labs/device_buffer.hpp"
-#include "labs/harness.hpp"
-#include "labs/parallel_for.hpp"
-#include "labs/random.hpp"
-#include "labs/registry.hpp"
-#include "labs/table_lab.hpp"
+#include "labs/harness/check.hpp"
+#include "labs/harness/cuda_check.hpp"
+#include "labs/harness/device_buffer.hpp"
+#include "labs/harness/harness.hpp"
+#include "labs/harness/parallel_for.hpp"
+#include "labs/harness/random.hpp"
+#include "labs/harness/registry.hpp"
+#include "labs/harness/table_lab.hpp"
 
 namespace gpulab::labs {
 namespace {

@@ -1,5 +1,5 @@
-// What a lab expects the diagnosis to find of one of its variants (labs/lab.hpp declares it next
-// to the variant); reports/diagnosis/expectations.hpp judges a diagnosed report against it.
+// What a lab expects the diagnosis to find of one of its variants (labs/harness/lab.hpp declares it
+// next to the variant); reports/diagnosis/expectations.hpp judges a diagnosed report against it.
 #pragma once
 
 #include <initializer_list>

@@ -3,7 +3,7 @@
 // Helpers never exit: they throw one of these, with a one-line message that names the problem.
 // API failures (CUDA runtime, driver, CUPTI) carry the failing call, file:line and the API's own
 // error string; the check macros that build them live beside each API's wrapper
-// (labs/cuda_check.hpp, cupti/cupti_check.hpp) and share GPULAB_API_CHECK below.
+// (labs/harness/cuda_check.hpp, cupti/cupti_check.hpp) and share GPULAB_API_CHECK below.
 #pragma once
 
 #include <stdexcept>

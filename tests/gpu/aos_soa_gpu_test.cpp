@@ -4,7 +4,7 @@
 
 #include "app/lab_runner.hpp"
 #include "gpu/gpu_session.hpp"
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/derived.hpp"
 
 namespace gpulab {

@@ -12,7 +12,7 @@
 
 #include "app/lab_runner.hpp"
 #include "app/session.hpp"
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/report.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "labs/check.hpp"
+#include "labs/harness/check.hpp"
 
 namespace gpulab::labs {
 namespace {

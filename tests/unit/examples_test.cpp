@@ -21,7 +21,7 @@
 #include <sstream>
 
 #include "app/commands.hpp"
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/base/input_file.hpp"
 #include "reports/render/render_text.hpp"
 #include "reports/report.hpp"

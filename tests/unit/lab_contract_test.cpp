@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/base/input_file.hpp"
 
 namespace gpulab::labs {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 

@@ -28,9 +28,11 @@ namespace fs = std::filesystem;
 const std::vector<std::pair<std::string, std::set<std::string>>>& order() {
   static const std::vector<std::pair<std::string, std::set<std::string>>> o = {
       {"app",
-       {"app", "labs", "cupti", "reports/render", "reports/diagnosis", "reports", "reports/base"}},
+       {"app", "labs", "labs/harness", "cupti", "reports/render", "reports/diagnosis", "reports",
+        "reports/base"}},
       {"inject", {"inject", "cupti", "reports", "reports/base"}},
-      {"labs", {"labs", "reports", "reports/base"}},
+      {"labs", {"labs", "labs/harness", "reports", "reports/base"}},
+      {"labs/harness", {"labs/harness", "reports", "reports/base"}},
       {"cupti", {"cupti", "reports", "reports/base"}},
       {"reports/render", {"reports/render", "reports/diagnosis", "reports", "reports/base"}},
       {"reports/diagnosis", {"reports/diagnosis", "reports", "reports/base"}},
@@ -98,7 +100,7 @@ TEST(Layering, BackwardIncludesAreFound) {
   EXPECT_TRUE(backward_includes("app", "#include \"cupti/range_profiler.hpp\"\n").empty());
   EXPECT_EQ(backward_includes("reports", "#include <map>\n#include \"cupti/x.hpp\"\n"),
             std::vector<std::string>{"line 2: #include \"cupti/x.hpp\""});
-  EXPECT_EQ(backward_includes("cupti", "  #  include \"labs/lab.hpp\"").size(), 1u);
+  EXPECT_EQ(backward_includes("cupti", "  #  include \"labs/harness/lab.hpp\"").size(), 1u);
   EXPECT_EQ(backward_includes("labs", "#include \"app/session.hpp\"").size(), 1u);
   EXPECT_EQ(backward_includes("labs", "#include \"cupti/range_profiler.hpp\"").size(), 1u);
   EXPECT_EQ(backward_includes("app", "#include \"inject/record_file.hpp\"").size(), 1u);
@@ -117,6 +119,10 @@ TEST(Layering, BackwardIncludesAreFound) {
   EXPECT_TRUE(backward_includes("reports/render", "#include \"reports/report.hpp\"").empty());
   EXPECT_EQ(backward_includes("reports", "#include \"reports/render/style.hpp\"").size(), 1u);
   EXPECT_EQ(backward_includes("labs", "#include \"reports/render/table.hpp\"").size(), 1u);
+  // The labs stand on their harness, which knows none of them.
+  EXPECT_TRUE(backward_includes("labs", "#include \"labs/harness/lab.hpp\"").empty());
+  EXPECT_EQ(backward_includes("labs/harness", "#include \"labs/matmul_tiles.hpp\"").size(), 1u);
+  EXPECT_EQ(folder_of("labs/harness/harness.cu"), "labs/harness");
   EXPECT_EQ(folder_of("reports/render/escape.hpp"), "reports/render");
   // The diagnosis reads the model and the renderers show it; the model knows neither.
   EXPECT_TRUE(
@@ -170,6 +176,7 @@ bool namespace_fits(const std::string& folder, const std::string& file, const st
   (void)file;
   static const std::map<std::string, std::string> own = {{"app", "gpulab::app"},
                                                          {"labs", "gpulab::labs"},
+                                                         {"labs/harness", "gpulab::labs"},
                                                          {"cupti", "gpulab::cupti"},
                                                          {"reports", "gpulab::report"},
                                                          {"reports/render", "gpulab::report"},
@@ -243,7 +250,7 @@ TEST(Layering, EachFolderDeclaresItsOwnNamespace) {
 
 // The folder-level graph, printed: each folder with its lines of code and its share of them, and
 // the folders it includes from, with how many include lines. It fails where an arrow runs
-// against the order (the test above names the line) or a folder holds more than 40% of the
+// against the order (the test above names the line) or a folder holds more than 30% of the
 // code (a folder with more than one job: split it).
 TEST(Layering, FolderGraph) {
   std::map<std::string, std::size_t> lines;
@@ -266,7 +273,7 @@ TEST(Layering, FolderGraph) {
     for (const auto& [target, n] : arrows[folder]) to += fmt::format("{} ({}) ", target, n);
     const double share = static_cast<double>(lines[folder]) / static_cast<double>(total);
     graph += fmt::format("{:<18}{:>7}{:>6.0f}%  {}\n", folder, lines[folder], share * 100, to);
-    EXPECT_LE(share, 0.40) << folder << " holds " << share * 100 << "% of the code";
+    EXPECT_LE(share, 0.30) << folder << " holds " << share * 100 << "% of the code";
     for (const auto& [target, n] : arrows[folder])
       EXPECT_TRUE(allowed(folder).count(target)) << folder << " -> " << target;
   }

@@ -18,7 +18,7 @@
 
 #include "cupti/cupti_library.hpp"
 #include "cupti/range_profiler.hpp"
-#include "labs/cublas_library.hpp"
+#include "labs/harness/cublas_library.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/base/lazy_library.hpp"
 

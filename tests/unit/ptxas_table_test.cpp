@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "labs/ptxas_table.hpp"
+#include "labs/harness/ptxas_table.hpp"
 
 namespace gpulab::labs {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/diagnosis_walk.hpp"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "app/commands.hpp"
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 

@@ -1,4 +1,5 @@
-// libnccl is loaded when the nccl lab first calls NCCL, not at start (labs/nccl_library.cpp).
+// libnccl is loaded when the nccl lab first calls NCCL, not at start
+// (labs/harness/nccl_library.cpp).
 #pragma once
 
 #include <string>

@@ -2,7 +2,7 @@
 // at the first call (reports/base/lazy_library.hpp): gpulab starts, and every other lab runs, where
 // NCCL is not installed. nccl.h declares them; a trampoline whose types differ does not compile.
 // Built only where the build found nccl.h (GPULAB_HAVE_NCCL, CMakeLists.txt).
-#include "labs/nccl_library.hpp"
+#include "labs/harness/nccl_library.hpp"
 
 #if GPULAB_HAVE_NCCL
 #include <nccl.h>

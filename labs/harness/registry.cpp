@@ -1,4 +1,4 @@
-#include "labs/registry.hpp"
+#include "labs/harness/registry.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "labs/check.hpp"
+#include "labs/harness/check.hpp"
 
 #include <algorithm>
 #include <cmath>

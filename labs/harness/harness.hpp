@@ -9,9 +9,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "labs/check.hpp"
-#include "labs/device_buffer.hpp"
-#include "labs/lab.hpp"
+#include "labs/harness/check.hpp"
+#include "labs/harness/device_buffer.hpp"
+#include "labs/harness/lab.hpp"
 #include "reports/measures.hpp"
 
 namespace gpulab::labs {
@@ -35,14 +35,14 @@ class L2Flusher {
 // With `prepare`, every launch waits for the previous one to finish and for prepare() (also
 // outside the events); without, the repetitions are queued back to back.
 report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launch,
-                                  cudaStream_t stream, int warmup, int repeat,
-                                  L2Flusher* flusher, const std::function<void()>& prepare = {});
+                                  cudaStream_t stream, int warmup, int repeat, L2Flusher* flusher,
+                                  const std::function<void()>& prepare = {});
 
 // Fills `bytes` bytes with 0xFF: as float, a NaN that no correct kernel writes.
 void poison(void* ptr, std::size_t bytes, cudaStream_t stream);
 
 // The check of a result of floats: copies ref.size() of them from device memory at `result`
-// (waiting for the device) and compares them with the CPU reference `ref` (labs/check.hpp).
+// (waiting for the device) and compares them with the CPU reference `ref` (labs/harness/check.hpp).
 report::Check check_result(const float* result, const std::vector<float>& ref, Tolerance tol);
 
 // Registers, local memory, shared memory and theoretical occupancy of one launch (all zero

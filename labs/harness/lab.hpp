@@ -37,7 +37,7 @@ using ParamValues = std::map<std::string, std::int64_t>;
 struct VariantSpec {
   std::string name;
   Role role;
-  std::string description;       // one line
+  std::string description;  // one line
   // The principal diagnosis finding expected (reports/expectation.hpp): usually one id; none
   // when empty; where the card decides, the findings each card may give, and why.
   report::Expectation expected;

@@ -1,4 +1,4 @@
-#include "labs/lab.hpp"
+#include "labs/harness/lab.hpp"
 
 #include <algorithm>
 #include <set>
@@ -31,7 +31,8 @@ ParamValues resolve_params(const LabSpec& spec, std::optional<std::int64_t> size
       size_used = true;
     }
   }
-  if (size && !size_used) throw UsageError(fmt::format("lab '{}' has no size parameter", spec.name));
+  if (size && !size_used)
+    throw UsageError(fmt::format("lab '{}' has no size parameter", spec.name));
   for (const auto& [name, value] : overrides) {
     if (!values.count(name)) {
       std::string known;
@@ -46,8 +47,9 @@ ParamValues resolve_params(const LabSpec& spec, std::optional<std::int64_t> size
     if (v < p.min || v > p.max) {
       // Name what the user typed: --param NAME=VALUE, or --size and the parameter it set.
       if (size && p.set_by_size && !overrides.count(p.name))
-        throw UsageError(fmt::format("--size {} is out of range for lab '{}' ({}: allowed {} to {})",
-                                     v, spec.name, p.name, p.min, p.max));
+        throw UsageError(
+            fmt::format("--size {} is out of range for lab '{}' ({}: allowed {} to {})", v,
+                        spec.name, p.name, p.min, p.max));
       throw UsageError(fmt::format("--param {}={} is out of range for lab '{}' (allowed: {} to {})",
                                    p.name, v, spec.name, p.min, p.max));
     }
@@ -55,8 +57,7 @@ ParamValues resolve_params(const LabSpec& spec, std::optional<std::int64_t> size
   return values;
 }
 
-std::vector<const VariantSpec*> select_variants(const LabSpec& spec,
-                                                const std::string& selection) {
+std::vector<const VariantSpec*> select_variants(const LabSpec& spec, const std::string& selection) {
   std::vector<const VariantSpec*> out;
   if (selection == "all") {
     for (const auto& v : spec.variants) out.push_back(&v);
@@ -67,8 +68,8 @@ std::vector<const VariantSpec*> select_variants(const LabSpec& spec,
     if (!spec.find_variant(name)) {
       std::string known;
       for (const auto& v : spec.variants) known += (known.empty() ? "" : ", ") + v.name;
-      throw UsageError(fmt::format("lab '{}' has no variant '{}' (variants: {}, or all)",
-                                   spec.name, name, known));
+      throw UsageError(fmt::format("lab '{}' has no variant '{}' (variants: {}, or all)", spec.name,
+                                   name, known));
     }
     wanted.insert(name);
   }

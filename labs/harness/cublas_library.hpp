@@ -1,4 +1,5 @@
-// libcublas is loaded when a lab first calls cuBLAS, not at start (labs/cublas_library.cpp).
+// libcublas is loaded when a lab first calls cuBLAS, not at start
+// (labs/harness/cublas_library.cpp).
 #pragma once
 
 namespace gpulab::labs {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "labs/lab.hpp"
+#include "labs/harness/lab.hpp"
 
 namespace gpulab::labs {
 
@@ -29,8 +29,8 @@ bool register_lab(std::unique_ptr<Lab> lab);
 #define GPULAB_CONCAT_INNER(a, b) a##b
 #define GPULAB_CONCAT(a, b) GPULAB_CONCAT_INNER(a, b)
 // Registers the lab that `make_lab()` returns (a std::unique_ptr<Lab>).
-#define GPULAB_REGISTER_LAB(make_lab)                                         \
-  namespace {                                                                 \
-  const bool GPULAB_CONCAT(gpulab_registered_, __LINE__) =                    \
-      ::gpulab::labs::register_lab(make_lab());                               \
+#define GPULAB_REGISTER_LAB(make_lab)                                            \
+  namespace {                                                                    \
+  const bool GPULAB_CONCAT(gpulab_registered_,                                   \
+                           __LINE__) = ::gpulab::labs::register_lab(make_lab()); \
   }

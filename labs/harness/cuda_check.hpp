@@ -6,8 +6,7 @@
 
 #include "reports/base/errors.hpp"
 
-#define GPULAB_CUDA_CHECK(call) \
-  GPULAB_API_CHECK("CUDA", call, cudaSuccess, ::cudaGetErrorString)
+#define GPULAB_CUDA_CHECK(call) GPULAB_API_CHECK("CUDA", call, cudaSuccess, ::cudaGetErrorString)
 
 #define GPULAB_CUDA_CHECK_NOEXCEPT(call) \
   GPULAB_API_CHECK_NOEXCEPT("CUDA", call, cudaSuccess, ::cudaGetErrorString)

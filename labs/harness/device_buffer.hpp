@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "labs/cuda_check.hpp"
+#include "labs/harness/cuda_check.hpp"
 
 namespace gpulab::labs {
 

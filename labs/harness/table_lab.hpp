@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "labs/lab.hpp"
+#include "labs/harness/lab.hpp"
 
 namespace gpulab::labs {
 

@@ -6,7 +6,7 @@
 //
 // A lab that calls another cuBLAS function adds it to the list: gpulab does not link libcublas,
 // so a function missing here is an undefined symbol at link time.
-#include "labs/cublas_library.hpp"
+#include "labs/harness/cublas_library.hpp"
 
 #include <cublas_v2.h>
 

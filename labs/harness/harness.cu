@@ -1,10 +1,10 @@
-#include "labs/harness.hpp"
+#include "labs/harness/harness.hpp"
 
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "labs/ptxas_table.hpp"
+#include "labs/harness/ptxas_table.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/statistics.hpp"
 
@@ -45,8 +45,8 @@ void L2Flusher::flush(cudaStream_t stream) {
 }
 
 report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launch,
-                                  cudaStream_t stream, int warmup, int repeat,
-                                  L2Flusher* flusher, const std::function<void()>& prepare) {
+                                  cudaStream_t stream, int warmup, int repeat, L2Flusher* flusher,
+                                  const std::function<void()>& prepare) {
   const auto prepare_next = [&] {
     if (!prepare) return;
     GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
