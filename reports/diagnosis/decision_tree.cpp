@@ -475,59 +475,93 @@ Outcome compute(const Probe& p) {
   return *pct >= p.threshold("compute_bound.sm_pct") ? yes(0, ev) : no(ev);
 }
 
-struct CheckNode {
-  const char* id;
-  const char* question;
-  const char* expression;
-  const char* finding;
-  std::function<Outcome(const Probe&)> evaluate;
+// How a node's finding ranks beside the others of its walk, beyond its score.
+enum class Rank {
+  by_score,
+  // Waiting on memory (latency-bound) is the symptom; too few resident warps to hide the wait,
+  // loads that each wait on more sectors than they use, spills that turn registers into memory
+  // loads, and atomics that queue at one L2 slice ahead of the loads are its causes. Found
+  // beside it, a cause ranks first: it names the change that shortens or hides the wait, which
+  // "latency-bound" alone does not.
+  cause_of_waiting,
+  waiting,
+  // The memory branch's other problems (uncoalesced or redundant traffic, bank conflicts, a
+  // tail) are reasons a kernel is below the roof: named, they rank first, and this finding says
+  // what the counters show beyond them.
+  after_problems,
 };
 
-const CheckNode kCoalescing{"coalescing", "Do global accesses move more bytes than they use?",
-                            "global_overfetch_past_l1 (and global_overfetch), else "
-                            "max(sectors per request)",
-                            "uncoalesced-global", coalescing};
-const CheckNode kDramExcess{"dram-excess", "Does DRAM move more bytes than the work needs?",
-                            "dram_over_model (reads over gld_overfetch when measured)",
-                            "redundant-dram-traffic", dram_excess};
-const CheckNode kAtRoof{"at-roof", "Are the bytes minimal and the bandwidth near the roof?",
-                        "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
-                        "memory-bound-at-roof", at_roof};
-const CheckNode kBelowRoof{"below-roof",
-                           "Are the bytes minimal but the bandwidth short of the roof?",
-                           "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
-                           "memory-bound-below-roof", below_roof};
-const CheckNode kSharedBanks{"shared-banks", "Do shared-memory accesses conflict on banks?",
-                             "shared_excess_wavefronts / (shld_inst + shst_inst + shatom_inst); "
-                             "(stall_mio_throttle + stall_short_scoreboard) / warp_latency",
-                             "shared-bank-conflicts", shared_banks};
-const CheckNode kLocal{"local", "Is there local-memory traffic (spills, local arrays)?",
-                       "local_bytes / (32 x (gld_sectors + gst_sectors))", "local-memory",
-                       local_memory};
-const CheckNode kLatency{"latency", "Do warps mostly wait on global/local memory results?",
-                         "stall_long_scoreboard / warp_latency", "latency-bound",
-                         stall_share(m::stall_long_scoreboard, "long_scoreboard_share",
-                                     "latency.long_scoreboard_share")};
-const CheckNode kOccupancy{"occupancy", "Is occupancy low?", "achieved_occupancy", "low-occupancy",
-                           occupancy};
-const CheckNode kTail{"tail", "Does a partial last wave leave SMs idle?",
-                      "grid_blocks / (SMs x blocks per SM)", "tail-effect", tail};
-const CheckNode kLaunch{"launch", "Is the kernel as short as a launch?", "duration",
-                        "launch-overhead", launch};
-const CheckNode kDivergence{"divergence", "Do warps diverge?", "threads_per_inst",
-                            "warp-divergence", divergence};
-const CheckNode kAtomics{"atomics", "Do global atomics contend?",
-                         "l2_atomic_busiest_pct, else (atom_requests + red_requests) / "
-                         "gld_requests",
-                         "atomic-contention", atomics};
-const CheckNode kSync{"sync", "Do warps wait at barriers?", "stall_barrier / warp_latency",
-                      "sync-overhead",
-                      stall_share(m::stall_barrier, "barrier_share", "sync.barrier_share", true)};
-const CheckNode kCompute{"compute-roof", "Are the SMs near their peak?", "sm_pct", "compute-bound",
+struct CheckNode {
+  NodeInfo info;
+  std::function<Outcome(const Probe&)> evaluate;
+  Rank rank = Rank::by_score;
+  const char* verdict = nullptr;  // the kernel's verdict when this node's finding is principal
+};
+
+const CheckNode kCoalescing{{"coalescing", "Do global accesses move more bytes than they use?",
+                             "global_overfetch_past_l1 (and global_overfetch), else "
+                             "max(sectors per request)",
+                             "uncoalesced-global"},
+                            coalescing,
+                            Rank::cause_of_waiting};
+const CheckNode kDramExcess{
+    {"dram-excess", "Does DRAM move more bytes than the work needs?",
+     "dram_over_model (reads over gld_overfetch when measured)", "redundant-dram-traffic"},
+    dram_excess};
+const CheckNode kAtRoof{{"at-roof", "Are the bytes minimal and the bandwidth near the roof?",
+                         "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
+                         "memory-bound-at-roof", kStandingScore},
+                        at_roof};
+const CheckNode kBelowRoof{
+    {"below-roof", "Are the bytes minimal but the bandwidth short of the roof?",
+     "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
+     "memory-bound-below-roof"},
+    below_roof,
+    Rank::after_problems};
+const CheckNode kSharedBanks{{"shared-banks", "Do shared-memory accesses conflict on banks?",
+                              "shared_excess_wavefronts / (shld_inst + shst_inst + shatom_inst); "
+                              "(stall_mio_throttle + stall_short_scoreboard) / warp_latency",
+                              "shared-bank-conflicts"},
+                             shared_banks};
+const CheckNode kLocal{{"local", "Is there local-memory traffic (spills, local arrays)?",
+                        "local_bytes / (32 x (gld_sectors + gst_sectors))", "local-memory"},
+                       local_memory,
+                       Rank::cause_of_waiting};
+const CheckNode kLatency{
+    {"latency", "Do warps mostly wait on global/local memory results?",
+     "stall_long_scoreboard / warp_latency", "latency-bound"},
+    stall_share(m::stall_long_scoreboard, "long_scoreboard_share", "latency.long_scoreboard_share"),
+    Rank::waiting,
+    "latency-bound"};
+const CheckNode kOccupancy{
+    {"occupancy", "Is occupancy low?", "achieved_occupancy", "low-occupancy"},
+    occupancy,
+    Rank::cause_of_waiting};
+const CheckNode kTail{{"tail", "Does a partial last wave leave SMs idle?",
+                       "grid_blocks / (SMs x blocks per SM)", "tail-effect"},
+                      tail};
+const CheckNode kLaunch{
+    {"launch", "Is the kernel as short as a launch?", "duration", "launch-overhead"},
+    launch,
+    Rank::by_score,
+    "launch-bound"};
+const CheckNode kDivergence{
+    {"divergence", "Do warps diverge?", "threads_per_inst", "warp-divergence"}, divergence};
+const CheckNode kAtomics{{"atomics", "Do global atomics contend?",
+                          "l2_atomic_busiest_pct, else (atom_requests + red_requests) / "
+                          "gld_requests",
+                          "atomic-contention"},
+                         atomics,
+                         Rank::cause_of_waiting};
+const CheckNode kSync{
+    {"sync", "Do warps wait at barriers?", "stall_barrier / warp_latency", "sync-overhead"},
+    stall_share(m::stall_barrier, "barrier_share", "sync.barrier_share", true)};
+const CheckNode kCompute{{"compute-roof", "Are the SMs near their peak?", "sm_pct", "compute-bound",
+                          kStandingScore + 0.05},
                          compute};
 const CheckNode kMio{
-    "mio", "Do warps wait on the MIO queue (shared memory, constant cache)?",
-    "stall_mio_throttle / warp_latency", "mio-throttle",
+    {"mio", "Do warps wait on the MIO queue (shared memory, constant cache)?",
+     "stall_mio_throttle / warp_latency", "mio-throttle"},
     stall_share(m::stall_mio_throttle, "mio_throttle_share", "mio.throttle_share")};
 
 // The branches of the root, with the checks each visits in order.
@@ -642,7 +676,7 @@ metrics::Unit evidence_unit(const std::string& metric) {
 std::string node_of_finding(const std::string& finding) {
   for (const auto& branch : branches())
     for (const CheckNode* node : branch.checks)
-      if (finding == node->finding) return node->id;
+      if (finding == node->info.finding) return node->info.id;
   return "";
 }
 
@@ -667,35 +701,27 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   for (const CheckNode* node : branch.checks) {
     const Outcome outcome = node->evaluate(probe);
     const auto before = out.findings.size();
-    record(out, {node->id, node->question, node->expression, node->finding}, outcome,
-           thresholds["diagnosis.min_severity"]);
+    record(out, node->info, outcome, thresholds["diagnosis.min_severity"]);
     const bool problem = out.findings.size() > before && !is_standing(out.findings.back());
     if (problem && !outcome.bounded_by_headroom) only_bounded = false;
   }
   const auto sm = probe.metric(m::sm_pct);
   rank(out, only_bounded && sm && *sm >= thresholds["compute_bound.at_roof_sm_pct"]);
-  // Waiting on memory is the symptom; too few resident warps to hide the wait, loads that each
-  // wait on more sectors than they use, spills that turn registers into memory loads, and
-  // atomics that queue at one L2 slice ahead of the loads are its causes. When a cause was
-  // found beside it, the cause ranks first: it names the change that shortens or hides the
-  // wait, which "latency-bound" alone does not.
-  const auto latency = std::find_if(out.findings.begin(), out.findings.end(),
-                                    [](const Finding& f) { return f.id == "latency-bound"; });
-  std::stable_partition(latency, out.findings.end(), [](const Finding& f) {
-    return f.id == "low-occupancy" || f.id == "uncoalesced-global" || f.id == "local-memory" ||
-           f.id == "atomic-contention";
-  });
-  // The memory branch's other problems (uncoalesced or redundant traffic, bank conflicts, a tail)
-  // are reasons a kernel is below the roof: named, they rank first, and memory-bound-below-roof
-  // says what the counters show beyond them.
-  std::stable_partition(out.findings.begin(), out.findings.end(),
-                        [](const Finding& f) { return f.id != "memory-bound-below-roof"; });
-  // The verdict follows the principal finding where that finding names the limit.
-  if (!out.findings.empty()) {
-    const std::string& principal = out.findings.front().id;
-    if (principal == "latency-bound") out.verdict = "latency-bound";
-    if (principal == "launch-overhead") out.verdict = "launch-bound";
-  }
+  // Then each node's Rank, and the verdict of the principal finding's node where it names one.
+  const auto ranked = [&branch](Rank rank) {
+    return [&branch, rank](const Finding& f) {
+      for (const CheckNode* node : branch.checks)
+        if (f.id == node->info.finding) return node->rank == rank;
+      return false;
+    };
+  };
+  auto& f = out.findings;
+  std::stable_partition(std::find_if(f.begin(), f.end(), ranked(Rank::waiting)), f.end(),
+                        ranked(Rank::cause_of_waiting));
+  std::stable_partition(f.begin(), f.end(), std::not_fn(ranked(Rank::after_problems)));
+  for (const CheckNode* node : branch.checks)
+    if (!f.empty() && node->verdict && f.front().id == node->info.finding)
+      out.verdict = node->verdict;
   return out;
 }
 

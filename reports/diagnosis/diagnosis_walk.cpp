@@ -50,10 +50,8 @@ Outcome yes(double severity, std::vector<Evidence> ev) {
 Outcome no(std::vector<Evidence> ev) { return {Answer::no, 0, std::move(ev)}; }
 Outcome not_measured(std::vector<Evidence> ev) { return {Answer::not_measured, 0, std::move(ev)}; }
 
-double score_of(const std::string& finding, double severity) {
-  if (finding == "memory-bound-at-roof") return kStandingScore;
-  if (finding == "compute-bound") return kStandingScore + 0.05;
-  return 0.4 + 0.6 * severity;
+double score_of(const NodeInfo& node, double severity) {
+  return node.standing_score > 0 ? node.standing_score : 0.4 + 0.6 * severity;
 }
 
 bool is_standing(const Finding& finding) { return finding.score <= kStandingScore + 0.05; }
@@ -66,13 +64,12 @@ void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double
   step.expression = node.expression;
   step.evidence = outcome.evidence;
   step.answer = to_text(outcome.answer);
-  const bool standing = score_of(node.finding, 0) <= kStandingScore + 0.05;
+  const bool standing = node.standing_score > 0;
   if (outcome.answer == Answer::yes && !standing && outcome.severity < min_severity) {
     step.answer = "yes, negligible";  // true, but it costs too little time to report
   } else if (outcome.answer == Answer::yes) {
     step.finding = node.finding;
-    out.findings.push_back(
-        make_finding(node.finding, score_of(node.finding, outcome.severity), outcome));
+    out.findings.push_back(make_finding(node.finding, score_of(node, outcome.severity), outcome));
   }
   out.path.push_back(std::move(step));
 }

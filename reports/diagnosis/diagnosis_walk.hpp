@@ -34,18 +34,23 @@ Outcome yes(double severity, std::vector<Evidence> ev);
 Outcome no(std::vector<Evidence> ev);
 Outcome not_measured(std::vector<Evidence> ev);
 
-// How a node presents itself in the path.
+// Problem findings rank above the two "where the kernel stands" findings (at the roof,
+// compute-bound), which are principal only when nothing else was found.
+inline constexpr double kStandingScore = 0.3;
+
+// How a node presents itself in the path, and how its finding ranks.
 struct NodeInfo {
   const char* id;
   const char* question;
   const char* expression;
   const char* finding;  // the finding a "yes" produces
+  // A finding that says where the kernel stands rather than what is wrong has this fixed score,
+  // at most kStandingScore + 0.05 (0: a problem, scored by its severity).
+  double standing_score = 0;
 };
 
-// Problem findings rank above the two "where the kernel stands" findings (at the roof,
-// compute-bound), which are principal only when nothing else was found.
-inline constexpr double kStandingScore = 0.3;
-double score_of(const std::string& finding, double severity);
+// A problem's score is 0.4 + 0.6 x its severity; a standing finding's is its node's.
+double score_of(const NodeInfo& node, double severity);
 bool is_standing(const Finding& finding);
 
 // Appends the node's step to the path, and its finding when the answer is a yes that costs at
