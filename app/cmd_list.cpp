@@ -1,4 +1,6 @@
 // `gpulab list`: the labs, their parameters and variants (or the metric catalogue). No GPU.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +10,7 @@
 #include "labs/harness/registry.hpp"
 #include "reports/base/output_file.hpp"
 #include "reports/derived.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/render/render_csv.hpp"
 #include "reports/render/table.hpp"
@@ -96,13 +99,29 @@ std::string labs_text() {
   return out;
 }
 
+// The diagnosis rules (check nodes of the kernel tree) that need a metric, in tree order.
+std::vector<std::string> rules_needing(const std::string& metric) {
+  std::vector<std::string> out;
+  for (const auto& rule : report::kernel_rules())
+    if (std::find(rule.needs.begin(), rule.needs.end(), metric) != rule.needs.end())
+      out.push_back(rule.node);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
 nlohmann::json metrics_json() {
   nlohmann::json raw = nlohmann::json::array(), derived = nlohmann::json::array();
   for (const auto& m : report::metrics::catalogue())
     raw.push_back({{"name", m.name},
                    {"short_name", m.short_name},
                    {"unit", unit_name(m.unit)},
-                   {"description", m.description}});
+                   {"description", m.description},
+                   {"needed_by", rules_needing(m.name)}});
   for (const auto& d : report::derived_catalogue())
     derived.push_back({{"name", d.name},
                        {"unit", unit_name(d.unit)},
@@ -112,9 +131,10 @@ nlohmann::json metrics_json() {
 }
 
 std::string metrics_text() {
-  report::TextTable raw({"short name", "CUPTI metric", "unit", "description"}, 4);
+  report::TextTable raw({"short name", "CUPTI metric", "unit", "needed by", "description"}, 5);
   for (const auto& m : report::metrics::catalogue())
-    raw.add_row({m.short_name, m.name, unit_name(m.unit), m.description});
+    raw.add_row(
+        {m.short_name, m.name, unit_name(m.unit), joined(rules_needing(m.name)), m.description});
   report::TextTable derived({"derived", "unit", "formula"}, 3);
   for (const auto& d : report::derived_catalogue())
     derived.add_row({d.name, unit_name(d.unit), d.formula});
@@ -133,11 +153,12 @@ std::string labs_csv() {
 }
 
 std::string metrics_csv() {
-  std::string out = report::csv_line({"name", "short_name", "unit", "description"});
+  std::string out = report::csv_line({"name", "short_name", "unit", "description", "needed_by"});
   for (const auto& m : report::metrics::catalogue())
-    out += report::csv_line({m.name, m.short_name, unit_name(m.unit), m.description});
+    out += report::csv_line(
+        {m.name, m.short_name, unit_name(m.unit), m.description, joined(rules_needing(m.name))});
   for (const auto& d : report::derived_catalogue())
-    out += report::csv_line({d.name, d.name, unit_name(d.unit), d.description});
+    out += report::csv_line({d.name, d.name, unit_name(d.unit), d.description, ""});
   return out;
 }
 

@@ -141,6 +141,17 @@ std::vector<std::string> metric_set(std::string_view set_name) {
                    "' (known: basic, stalls, full, none)");
 }
 
+std::string smallest_set_with(const std::vector<std::string>& metrics) {
+  for (const char* set : {"basic", "stalls", "full"}) {
+    const auto in_set = metric_set(set);
+    if (std::all_of(metrics.begin(), metrics.end(), [&](const std::string& m) {
+          return std::find(in_set.begin(), in_set.end(), m) != in_set.end();
+        }))
+      return set;
+  }
+  return "";
+}
+
 std::optional<std::string> counter_name(std::string_view name) {
   if (const auto* m = find(name)) return std::string(m->name);
   const bool perfworks_like =

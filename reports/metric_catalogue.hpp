@@ -36,6 +36,9 @@ const MetricTraits* find(std::string_view name);
 // Names of the metric sets ("basic", "stalls", "full", "none").
 std::vector<std::string> set_names();
 
+// The smallest metric set ("basic", "stalls", "full") that holds every one of `metrics`; empty
+// when none does (a metric outside the catalogue).
+std::string smallest_set_with(const std::vector<std::string>& metrics);
 // True when `spec` names a metric set rather than listing metrics.
 bool is_set_name(std::string_view spec);
 

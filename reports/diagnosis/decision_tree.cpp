@@ -494,6 +494,9 @@ enum class Rank {
 struct CheckNode {
   NodeInfo info;
   std::function<Outcome(const Probe&)> evaluate;
+  // The counters without which it answers "not measured" (the inputs of the derived metrics it
+  // reads): a report without them names the node and the metric set that measures them.
+  std::vector<const char*> needs;
   Rank rank = Rank::by_score;
   const char* verdict = nullptr;  // the kernel's verdict when this node's finding is principal
 };
@@ -503,66 +506,81 @@ const CheckNode kCoalescing{{"coalescing", "Do global accesses move more bytes t
                              "max(sectors per request)",
                              "uncoalesced-global"},
                             coalescing,
+                            {m::gld_sectors, m::gld_requests, m::gst_sectors, m::gst_requests},
                             Rank::cause_of_waiting};
 const CheckNode kDramExcess{
     {"dram-excess", "Does DRAM move more bytes than the work needs?",
      "dram_over_model (reads over gld_overfetch when measured)", "redundant-dram-traffic"},
-    dram_excess};
+    dram_excess,
+    {m::dram_read, m::dram_write}};
 const CheckNode kAtRoof{{"at-roof", "Are the bytes minimal and the bandwidth near the roof?",
                          "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
                          "memory-bound-at-roof", kStandingScore},
-                        at_roof};
+                        at_roof,
+                        {m::dram_read, m::dram_write, m::dram_pct}};
 const CheckNode kBelowRoof{
     {"below-roof", "Are the bytes minimal but the bandwidth short of the roof?",
      "dram_over_model and roof_fraction (else dram_pct over the copy roof)",
      "memory-bound-below-roof"},
     below_roof,
+    {m::dram_read, m::dram_write, m::dram_pct},
     Rank::after_problems};
 const CheckNode kSharedBanks{{"shared-banks", "Do shared-memory accesses conflict on banks?",
                               "shared_excess_wavefronts / (shld_inst + shst_inst + shatom_inst); "
                               "(stall_mio_throttle + stall_short_scoreboard) / warp_latency",
                               "shared-bank-conflicts"},
-                             shared_banks};
+                             shared_banks,
+                             {m::shld_wavefronts, m::shst_wavefronts, m::shld_inst, m::shst_inst}};
 const CheckNode kLocal{{"local", "Is there local-memory traffic (spills, local arrays)?",
                         "local_bytes / (32 x (gld_sectors + gst_sectors))", "local-memory"},
                        local_memory,
+                       {m::local_ld_bytes, m::local_st_bytes, m::gld_sectors, m::gst_sectors},
                        Rank::cause_of_waiting};
 const CheckNode kLatency{
     {"latency", "Do warps mostly wait on global/local memory results?",
      "stall_long_scoreboard / warp_latency", "latency-bound"},
     stall_share(m::stall_long_scoreboard, "long_scoreboard_share", "latency.long_scoreboard_share"),
+    {m::stall_long_scoreboard, m::warp_latency},
     Rank::waiting,
     "latency-bound"};
 const CheckNode kOccupancy{
     {"occupancy", "Is occupancy low?", "achieved_occupancy", "low-occupancy"},
     occupancy,
+    {m::warps_active_pct},
     Rank::cause_of_waiting};
 const CheckNode kTail{{"tail", "Does a partial last wave leave SMs idle?",
                        "grid_blocks / (SMs x blocks per SM)", "tail-effect"},
-                      tail};
+                      tail,
+                      {}};
 const CheckNode kLaunch{
     {"launch", "Is the kernel as short as a launch?", "duration", "launch-overhead"},
     launch,
+    {m::duration},
     Rank::by_score,
     "launch-bound"};
 const CheckNode kDivergence{
-    {"divergence", "Do warps diverge?", "threads_per_inst", "warp-divergence"}, divergence};
+    {"divergence", "Do warps diverge?", "threads_per_inst", "warp-divergence"},
+    divergence,
+    {m::threads_per_inst}};
 const CheckNode kAtomics{{"atomics", "Do global atomics contend?",
                           "l2_atomic_busiest_pct, else (atom_requests + red_requests) / "
                           "gld_requests",
                           "atomic-contention"},
                          atomics,
+                         {m::atom_requests, m::red_requests, m::gld_requests},
                          Rank::cause_of_waiting};
 const CheckNode kSync{
     {"sync", "Do warps wait at barriers?", "stall_barrier / warp_latency", "sync-overhead"},
-    stall_share(m::stall_barrier, "barrier_share", "sync.barrier_share", true)};
+    stall_share(m::stall_barrier, "barrier_share", "sync.barrier_share", true),
+    {m::stall_barrier, m::warp_latency}};
 const CheckNode kCompute{{"compute-roof", "Are the SMs near their peak?", "sm_pct", "compute-bound",
                           kStandingScore + 0.05},
-                         compute};
-const CheckNode kMio{
-    {"mio", "Do warps wait on the MIO queue (shared memory, constant cache)?",
-     "stall_mio_throttle / warp_latency", "mio-throttle"},
-    stall_share(m::stall_mio_throttle, "mio_throttle_share", "mio.throttle_share")};
+                         compute,
+                         {m::sm_pct}};
+const CheckNode kMio{{"mio", "Do warps wait on the MIO queue (shared memory, constant cache)?",
+                      "stall_mio_throttle / warp_latency", "mio-throttle"},
+                     stall_share(m::stall_mio_throttle, "mio_throttle_share", "mio.throttle_share"),
+                     {m::stall_mio_throttle, m::warp_latency}};
 
 // The branches of the root, with the checks each visits in order.
 struct Branch {
@@ -671,6 +689,22 @@ metrics::Unit evidence_unit(const std::string& metric) {
       {"kernels", U::count}};
   auto it = own.find(metric);
   return it != own.end() ? it->second : unit_of(metric);
+}
+
+const std::vector<RuleInfo>& kernel_rules() {
+  static const std::vector<RuleInfo> rules = [] {
+    std::vector<RuleInfo> out;
+    for (const auto& branch : branches())
+      for (const CheckNode* node : branch.checks) {
+        if (std::any_of(out.begin(), out.end(),
+                        [&](const RuleInfo& r) { return r.node == node->info.id; }))
+          continue;
+        out.push_back({node->info.id, node->info.finding,
+                       std::vector<std::string>(node->needs.begin(), node->needs.end())});
+      }
+    return out;
+  }();
+  return rules;
 }
 
 std::string node_of_finding(const std::string& finding) {

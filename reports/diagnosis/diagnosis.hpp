@@ -86,6 +86,25 @@ metrics::Unit evidence_unit(const std::string& metric);
 // Diagnoses one kernel.
 Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds);
 
+// A check node of the kernel tree, as the rest of gpulab sees it: its id, its finding, and the
+// counters without which it answers "not measured".
+struct RuleInfo {
+  std::string node;
+  std::string finding;
+  std::vector<std::string> needs;
+};
+// Every check node of the kernel tree, once, in the order the branches first visit them.
+const std::vector<RuleInfo>& kernel_rules();
+
+// The rules some kernel of a diagnosed report could not evaluate for want of counters (its step
+// answered "not measured" and the kernel lacks one of the rule's needs), in kernel_rules() order,
+// with the smallest metric set that measures each (reports/diagnosis/diagnosis_report.cpp).
+struct RuleNotEvaluated {
+  const RuleInfo* rule = nullptr;
+  std::string metric_set;  // "stalls", "full"; empty when no set holds its counters
+};
+std::vector<RuleNotEvaluated> rules_not_evaluated(const Report& report);
+
 // The id of the kernel tree's node whose "yes" gives `finding` ("at-roof" for
 // memory-bound-at-roof); empty for a finding no kernel node gives.
 std::string node_of_finding(const std::string& finding);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "reports/diagnosis/diagnosis.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {
@@ -39,6 +40,28 @@ void diagnose_report(Report& report, const Thresholds& thresholds, const KernelA
     }
     if (v.timeline) v.timeline->diagnosis = diagnose_timeline(*v.timeline, thresholds);
   }
+}
+
+std::vector<RuleNotEvaluated> rules_not_evaluated(const Report& report) {
+  std::vector<RuleNotEvaluated> out;
+  for (const auto& rule : kernel_rules()) {
+    const auto lacks_a_need = [&rule](const Kernel& k) {
+      return std::any_of(rule.needs.begin(), rule.needs.end(),
+                         [&k](const std::string& m) { return !k.metrics.count(m); });
+    };
+    const auto unevaluated = [&](const Kernel& k) {
+      if (!k.diagnosis || !lacks_a_need(k)) return false;
+      return std::any_of(
+          k.diagnosis->path.begin(), k.diagnosis->path.end(),
+          [&rule](const PathStep& s) { return s.node == rule.node && s.answer == "not measured"; });
+    };
+    const bool any =
+        std::any_of(report.variants.begin(), report.variants.end(), [&](const Variant& v) {
+          return std::any_of(v.kernels.begin(), v.kernels.end(), unevaluated);
+        });
+    if (any) out.push_back({&rule, metrics::smallest_set_with(rule.needs)});
+  }
+  return out;
 }
 
 }  // namespace gpulab::report

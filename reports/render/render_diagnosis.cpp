@@ -213,6 +213,31 @@ std::string variant_text(const Report& report, const Variant& v, const Style& st
       v.counters.note.empty() ? "no counters in the report" : shown(v.counters.note, style));
 }
 
+// The rules no kernel's counters could answer, with the metric set that would: once for the
+// report, not as one "not measured" per metric.
+std::string not_evaluated_text(const std::vector<RuleNotEvaluated>& rules, const Style& style) {
+  std::vector<std::pair<std::string, std::string>> by_set;  // metric set, its rules' nodes
+  for (const auto& r : rules) {
+    auto it = std::find_if(by_set.begin(), by_set.end(),
+                           [&](const auto& entry) { return entry.first == r.metric_set; });
+    if (it == by_set.end()) it = by_set.insert(by_set.end(), {r.metric_set, ""});
+    it->second += (it->second.empty() ? "" : ", ") + r.rule->node;
+  }
+  // The smallest set first; rules no set measures last.
+  const auto rank = [](const std::string& set) {
+    return set == "basic" ? 0 : set == "stalls" ? 1 : set == "full" ? 2 : 3;
+  };
+  std::stable_sort(by_set.begin(), by_set.end(),
+                   [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+  std::string out;
+  for (const auto& [set, nodes] : by_set)
+    out += fmt::format("{}{} ({})", out.empty() ? "" : "; ", nodes,
+                       set.empty() ? "no metric set measures them"
+                                   : fmt::format("--metrics {} measures them", set));
+  if (out.empty()) return "";
+  return paint("rules not evaluated for want of counters:", Tone::warn, style) + " " + out + "\n";
+}
+
 }  // namespace
 
 std::string render_diagnosis(const Report& report, const Style& style) {
@@ -228,6 +253,7 @@ std::string render_diagnosis(const Report& report, const Style& style) {
                          "--kernel diagnoses them whatever their share", style));
   }
   for (const auto& v : report.variants) add(variant_text(report, v, style));
+  add(not_evaluated_text(rules_not_evaluated(report), style));
   return out;
 }
 
