@@ -20,6 +20,7 @@
 #include "app/command_line.hpp"
 #include "app/commands.hpp"
 #include "reports/base/errors.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::fuzz {
 
@@ -107,7 +108,14 @@ class Cli {
   }
 
   // The report the last command left in the session (diagnose's: diagnosed).
-  const report::Report& last_report() const { return session_.last_report().value(); }
+  const report::Report& last_report() const {
+    const report::Report* report = session_.last_report();
+    if (!report) {
+      std::fprintf(stderr, "the command left no report in the session\n");
+      std::abort();
+    }
+    return *report;
+  }
 
   // The Io the commands print to, emptied: for printing a result again in another format.
   app::Io& fresh_io() {

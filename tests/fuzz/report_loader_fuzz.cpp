@@ -10,6 +10,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
