@@ -1,7 +1,6 @@
 #include "reports/timeline_json.hpp"
 
 #include "reports/diagnosis_json.hpp"
-#include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {

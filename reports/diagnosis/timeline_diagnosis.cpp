@@ -7,7 +7,7 @@
 
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/diagnosis_walk.hpp"
-#include "reports/report.hpp"
+#include "reports/timeline_model.hpp"
 
 namespace gpulab::report {
 namespace {

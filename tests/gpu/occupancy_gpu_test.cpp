@@ -11,7 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "app/lab_runner.hpp"
-#include "gpu/gpu_session.hpp"
+#include "gpu/lab_run.hpp"
 #include "labs/harness/registry.hpp"
 #include "reports/derived.hpp"
 

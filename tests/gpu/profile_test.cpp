@@ -11,6 +11,7 @@
 
 #include "gpu/gpu_session.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/shell_command.hpp"
 

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "app/lab_runner.hpp"
-#include "gpu/gpu_session.hpp"
+#include "gpu/lab_run.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab {
