@@ -79,8 +79,8 @@ struct KernelContext {
   std::int64_t launches = 1;
 };
 
-// The unit of an evidence entry: metric units for metrics, and those of the walk's own
-// quantities (roof_fraction, waves, duration_s, ...).
+// The unit of an evidence entry: metric units for metrics, and for the walks' own quantities
+// (roof_fraction, waves, duration_s, ...) the unit their rule declares.
 metrics::Unit evidence_unit(const std::string& metric);
 
 // Diagnoses one kernel.

@@ -1,8 +1,10 @@
 #include "reports/diagnosis/diagnosis_walk.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "reports/diagnosis/diagnosis.hpp"
+#include "reports/report.hpp"
 
 namespace gpulab::report::walk {
 namespace {
@@ -25,20 +27,18 @@ const char* severity_label(double score) {
   return "low";
 }
 
-Finding make_finding(const std::string& id, double score, const Outcome& outcome) {
+Finding make_finding(const FindingTraits& traits, double score, const Outcome& outcome) {
   Finding f;
-  f.id = id;
+  f.id = traits.id;
   f.score = score;
   f.severity = severity_label(score);
   f.evidence = outcome.evidence;
   f.detail = outcome.detail;
-  if (const auto* traits = find_finding(id)) {
-    f.title = traits->title;
-    f.explanation = traits->explanation;
-    f.recommendation = traits->recommendation;
-    f.false_if = traits->false_if;
-    for (const char* lab : traits->labs) f.labs.emplace_back(lab);
-  }
+  f.title = traits.title;
+  f.explanation = traits.explanation;
+  f.recommendation = traits.recommendation;
+  f.false_if = traits.false_if;
+  for (const char* lab : traits.labs) f.labs.emplace_back(lab);
   return f;
 }
 
@@ -50,26 +50,34 @@ Outcome yes(double severity, std::vector<Evidence> ev) {
 Outcome no(std::vector<Evidence> ev) { return {Answer::no, 0, std::move(ev)}; }
 Outcome not_measured(std::vector<Evidence> ev) { return {Answer::not_measured, 0, std::move(ev)}; }
 
-double score_of(const NodeInfo& node, double severity) {
-  return node.standing_score > 0 ? node.standing_score : 0.4 + 0.6 * severity;
+std::optional<double> Probe::metric(const std::string& name) const {
+  if (!kernel_) return std::nullopt;
+  const auto& k = *kernel_->kernel;
+  if (auto it = k.metrics.find(name); it != k.metrics.end()) return it->second;
+  if (auto it = k.derived.find(name); it != k.derived.end()) return it->second;
+  return std::nullopt;
+}
+
+double score_of(const Rule& rule, double severity) {
+  return rule.standing_score > 0 ? rule.standing_score : 0.4 + 0.6 * severity;
 }
 
 bool is_standing(const Finding& finding) { return finding.score <= kStandingScore + 0.05; }
 
-void record(Diagnosis& out, const NodeInfo& node, const Outcome& outcome, double min_severity) {
+void record(Diagnosis& out, const Rule& rule, const Outcome& outcome, double min_severity) {
   PathStep step;
-  step.node = node.id;
+  step.node = rule.id;
   step.depth = 1;
-  step.question = node.question;
-  step.expression = node.expression;
+  step.question = rule.question;
+  step.expression = rule.expression;
   step.evidence = outcome.evidence;
   step.answer = to_text(outcome.answer);
-  const bool standing = node.standing_score > 0;
+  const bool standing = rule.standing_score > 0;
   if (outcome.answer == Answer::yes && !standing && outcome.severity < min_severity) {
     step.answer = "yes, negligible";  // true, but it costs too little time to report
   } else if (outcome.answer == Answer::yes) {
-    step.finding = node.finding;
-    out.findings.push_back(make_finding(node.finding, score_of(node, outcome.severity), outcome));
+    step.finding = rule.finding.id;
+    out.findings.push_back(make_finding(rule.finding, score_of(rule, outcome.severity), outcome));
   }
   out.path.push_back(std::move(step));
 }
@@ -82,6 +90,26 @@ void rank(Diagnosis& out, bool roof_leads) {
     std::stable_partition(f.begin(), f.end(), is_standing);
   else if (!f.empty() && !is_standing(f.front()))
     f.erase(std::remove_if(f.begin(), f.end(), is_standing), f.end());
+}
+
+void apply_declared_ranks(Diagnosis& out, const std::vector<const Rule*>& rules) {
+  const auto rule_of = [&rules](const Finding& f) -> const Rule* {
+    for (const Rule* rule : rules)
+      if (f.id == rule->finding.id) return rule;
+    return nullptr;
+  };
+  const auto ranked = [&rule_of](Rank rank) {
+    return [&rule_of, rank](const Finding& f) {
+      const Rule* rule = rule_of(f);
+      return rule && rule->rank == rank;
+    };
+  };
+  auto& f = out.findings;
+  std::stable_partition(std::find_if(f.begin(), f.end(), ranked(Rank::waiting)), f.end(),
+                        ranked(Rank::cause_of_waiting));
+  std::stable_partition(f.begin(), f.end(), std::not_fn(ranked(Rank::after_problems)));
+  if (const Rule* principal = f.empty() ? nullptr : rule_of(f.front()))
+    if (principal->verdict) out.verdict = principal->verdict;
 }
 
 }  // namespace gpulab::report::walk

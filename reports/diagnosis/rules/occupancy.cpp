@@ -1,0 +1,68 @@
+// The rule "occupancy" (docs/diagnosis.md): is occupancy low?
+#include "reports/diagnosis/rules/rules.hpp"
+
+#include "reports/derived.hpp"
+#include "reports/diagnosis/rules/readings.hpp"
+#include "reports/metric_catalogue.hpp"
+#include "reports/report.hpp"
+
+namespace gpulab::report::walk::rules {
+namespace {
+
+namespace m = metrics::name;
+namespace d = derived;
+
+// Few warps matter only when the kernel waits: a kernel that keeps DRAM or an SM pipe near its
+// peak with few warps (a register-tiled matrix product, cuBLAS at 12% occupancy) has chosen
+// work per thread over thread count, and more warps would not help it.
+Outcome check(const Probe& p) {
+  const auto achieved = p.metric(d::achieved_occupancy);
+  const auto dram = p.metric(m::dram_pct), sm = p.metric(m::sm_pct);
+  const std::string t = "occupancy.achieved";
+  const auto& c = p.context();
+  const auto& attributes = c.kernel->attributes;
+  std::vector<Evidence> ev{against(p, d::achieved_occupancy, achieved, "<=", t),
+                           against(p, m::dram_pct, dram, "<", "memory_bound.dram_pct"),
+                           against(p, m::sm_pct, sm, "<", "compute_bound.sm_pct")};
+  // Known when the driver was asked, or the kernel's resources were recorded: a library kernel
+  // whose launch gpulab did not see has none to show.
+  if (attributes.theoretical_occupancy > 0)
+    ev.push_back(evidence("theoretical_occupancy", attributes.theoretical_occupancy));
+  if (!achieved) return not_measured(ev);
+  const bool near_roof = dram.value_or(0) >= p.threshold("memory_bound.dram_pct") ||
+                         sm.value_or(0) >= p.threshold("compute_bound.sm_pct");
+  if (*achieved > p.threshold(t) || near_roof) return no(ev);
+  Outcome out = yes(1.0 - *achieved, ev);
+  out.detail = occupancy_detail(attributes, c.device, *achieved);
+  return out;
+}
+
+}  // namespace
+
+const Rule& occupancy() {
+  static const Rule rule = [] {
+    Rule r;
+    r.id = "occupancy";
+    r.question = "Is occupancy low?";
+    r.expression = "achieved_occupancy";
+    r.finding = {
+        "low-occupancy",
+        "Low occupancy",
+        "Few warps are resident per SM, so there is little other work to switch to when a warp "
+        "waits; the limit is the block size, registers, shared memory or the block count.",
+        "Use blocks of 128 to 256 threads or more, reduce registers or shared memory per block, "
+        "or launch more blocks.",
+        "achieved occupancy above occupancy.achieved, or DRAM or the SMs near their peak",
+        {"occupancy"}};
+    r.thresholds = {{"occupancy.achieved", 0.5, 0, 1,
+                     "achieved occupancy (fraction) at or below which it is low"}};
+    r.quantities = {{"theoretical_occupancy", metrics::Unit::fraction}};
+    r.needs = {m::warps_active_pct};
+    r.check = check;
+    r.rank = Rank::cause_of_waiting;
+    return r;
+  }();
+  return rule;
+}
+
+}  // namespace gpulab::report::walk::rules
