@@ -18,7 +18,7 @@
 namespace gpulab::app {
 
 // The values of each --format, for the option's check and for completion alike.
-inline const std::vector<std::string> kListFormats = {"text", "json", "csv"};
+inline const std::vector<std::string> kListFormats = {"text", "json", "markdown", "csv"};
 inline const std::vector<std::string> kInfoFormats = {"text", "json"};
 inline const std::vector<std::string> kReportFormats = {"text", "json", "markdown", "csv"};
 inline const std::vector<std::string> kReplayModes = {"variant", "kernel"};
@@ -28,6 +28,7 @@ struct ListOptions {
   std::string json_path;
   std::string format = "text";
   bool metrics = false;  // list the metric catalogue instead of the labs
+  bool rules = false;    // list the diagnosis rules and thresholds instead of the labs
 };
 CLI::App* add_list(CLI::App& root, ListOptions& options);
 int run_list(const ListOptions& options, Io& io);

@@ -128,6 +128,8 @@ const std::vector<Example>& examples() {
       {"list", "gpulab list", "the labs, their parameters and variants; no GPU needed"},
       {"list", "gpulab list --metrics",
        "the metric catalogue: CUPTI names, units, derived metrics"},
+      {"list", "gpulab list --rules",
+       "the diagnosis rules: what each asks, its finding, thresholds and needed counters"},
       {"list", "gpulab list --format csv", "the variants as CSV"},
       {"info", "gpulab info", "the GPU, its measured roofs, counter access"},
       {"info", "gpulab info --check-metrics full", "which metrics of the full set this GPU lacks"},

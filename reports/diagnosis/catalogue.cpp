@@ -67,6 +67,24 @@ const FindingTraits* find_finding(const std::string& id) {
   return it == all.end() ? nullptr : &*it;
 }
 
+const std::vector<RuleInfo>& all_rules() {
+  static const std::vector<RuleInfo> all = [] {
+    std::vector<RuleInfo> out = kernel_rules();
+    for (const walk::Rule* rule : walk::timeline_walk().rules)
+      out.push_back(walk::describe(*rule, "timeline"));
+    return out;
+  }();
+  return all;
+}
+
+const RuleInfo* rule_of_threshold(const std::string& threshold) {
+  for (const auto& rule : all_rules())
+    if (std::find(rule.thresholds.begin(), rule.thresholds.end(), threshold) !=
+        rule.thresholds.end())
+      return &rule;
+  return nullptr;
+}
+
 metrics::Unit evidence_unit(const std::string& metric) {
   static const std::map<std::string, metrics::Unit> declared = [] {
     std::map<std::string, metrics::Unit> out;

@@ -126,9 +126,12 @@ const Walk& kernel_walk() {
 const std::vector<RuleInfo>& kernel_rules() {
   static const std::vector<RuleInfo> rules = [] {
     std::vector<RuleInfo> out;
-    for (const walk::Rule* rule : walk::kernel_walk().rules)
-      out.push_back({rule->id, rule->finding.id,
-                     std::vector<std::string>(rule->needs.begin(), rule->needs.end())});
+    for (const walk::Rule* rule : walk::kernel_walk().rules) {
+      out.push_back(walk::describe(*rule, "kernel"));
+      for (const auto& branch : branches())
+        if (std::find(branch.checks.begin(), branch.checks.end(), rule) != branch.checks.end())
+          out.back().branches.emplace_back(branch.name);
+    }
     return out;
   }();
   return rules;

@@ -31,7 +31,8 @@
 
 namespace gpulab::report {
 
-// Named thresholds with documented defaults (docs/diagnosis.md); overridable by name.
+// Named thresholds with documented defaults (docs/diagnosis.md; why each value:
+// docs/thresholds.md); overridable by name.
 struct ThresholdTraits {
   const char* name;
   double default_value;
@@ -86,15 +87,22 @@ metrics::Unit evidence_unit(const std::string& metric);
 // Diagnoses one kernel.
 Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds);
 
-// A check node of the kernel tree, as the rest of gpulab sees it: its id, its finding, and the
-// counters without which it answers "not measured".
+// A rule of either walk as the rest of gpulab sees it (reports/diagnosis/rules/ declares each).
 struct RuleInfo {
-  std::string node;
-  std::string finding;
-  std::vector<std::string> needs;
+  std::string node;                     // its id in the path
+  std::string finding;                  // what a "yes" gives
+  std::vector<std::string> needs;       // counters without which it answers "not measured"
+  std::string walk;                     // "kernel" or "timeline"
+  std::vector<std::string> branches;    // the kernel tree's branches that visit it
+  std::string question;                 // what it asks
+  std::vector<std::string> thresholds;  // those it declares
 };
-// Every check node of the kernel tree, once, in the order the branches first visit them.
+// Every rule of the kernel tree, once, in the order the branches first visit them.
 const std::vector<RuleInfo>& kernel_rules();
+// Those, then the timeline's rules.
+const std::vector<RuleInfo>& all_rules();
+// The rule that declares `threshold`; nullptr for a walk's own (the roots', diagnosis.*).
+const RuleInfo* rule_of_threshold(const std::string& threshold);
 
 // The rules some kernel of a diagnosed report could not evaluate for want of counters (its step
 // answered "not measured" and the kernel lacks one of the rule's needs), in kernel_rules() order,

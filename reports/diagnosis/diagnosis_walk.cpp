@@ -58,6 +58,17 @@ std::optional<double> Probe::metric(const std::string& name) const {
   return std::nullopt;
 }
 
+RuleInfo describe(const Rule& rule, const char* walk) {
+  RuleInfo out;
+  out.node = rule.id;
+  out.finding = rule.finding.id;
+  out.needs.assign(rule.needs.begin(), rule.needs.end());
+  out.walk = walk;
+  out.question = rule.question;
+  for (const auto& t : rule.thresholds) out.thresholds.emplace_back(t.name);
+  return out;
+}
+
 double score_of(const Rule& rule, double severity) {
   return rule.standing_score > 0 ? rule.standing_score : 0.4 + 0.6 * severity;
 }

@@ -19,6 +19,9 @@ struct Walk {
 const Walk& kernel_walk();    // reports/diagnosis/decision_tree.cpp
 const Walk& timeline_walk();  // reports/diagnosis/timeline_diagnosis.cpp
 
+// How the rest of gpulab sees `rule`, a rule of the walk `walk` ("kernel", "timeline").
+RuleInfo describe(const Rule& rule, const char* walk);
+
 // A problem's score is 0.4 + 0.6 x its severity; a standing finding's is its rule's.
 double score_of(const Rule& rule, double severity);
 bool is_standing(const Finding& finding);

@@ -54,7 +54,7 @@ const std::vector<Case>& cases() {
   // clang-format off
   static const std::vector<Case> all = {
       // list
-      {{"list", "--format", "markdown"}, 2, "'markdown' is not one of {text,json,csv}"},
+      {{"list", "--format", "html"}, 2, "'html' is not one of {text,json,markdown,csv}"},
       {{"list", "--format"}, 2, "--format"},
       {{"list", "--json"}, 2, "--json"},
       {{"list", "--json", "--metrics"}, 2, "'--metrics' is an option, not a value"},

@@ -19,7 +19,8 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
 }
 
 TEST(Completion, FormatsAreTheOnesEachCommandAccepts) {
-  EXPECT_EQ(complete({"list", "--format"}, "", false), (std::vector<std::string>{"csv", "json", "text"}));
+  EXPECT_EQ(complete({"list", "--format"}, "", false),
+            (std::vector<std::string>{"csv", "json", "markdown", "text"}));
   EXPECT_EQ(complete({"info", "--format"}, "", false), (std::vector<std::string>{"json", "text"}));
   EXPECT_TRUE(has(complete({"run", "transpose", "-f"}, "", false), "markdown"));
   // Every offered format is accepted by the command.

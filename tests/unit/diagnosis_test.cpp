@@ -335,6 +335,11 @@ TEST(DecisionTree, LocalTrafficIsWeighedAgainstWhatTmaMovesToo) {
   const auto d = c.run();
   EXPECT_FALSE(has(d, "local-memory"));
   EXPECT_FALSE(has(d, "atomic-contention"));
+  // The path shows the formula the check computed, TMA's bytes among the global traffic.
+  const auto local = std::find_if(d.path.begin(), d.path.end(),
+                                  [](const PathStep& s) { return s.node == "local"; });
+  ASSERT_NE(local, d.path.end());
+  EXPECT_EQ(local->expression, "local_bytes / (32 x (gld_sectors + gst_sectors) + tma_bytes)");
   // L2's count of an ordinary kernel (up to twice its bytes on the split L2) is no TMA traffic.
   Case spill;
   spill.kernel.metrics[m::local_st_bytes] = 100e6;

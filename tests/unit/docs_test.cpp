@@ -1,6 +1,7 @@
 // The docs stay true to the code: docs/metrics.md covers the metric catalogue, docs/diagnosis.md
-// every threshold and finding, docs/report-schema.md every field the report and comparison
-// writers emit and every value of counters.metric_set.
+// every finding and docs/thresholds.md every threshold's default and why it has it,
+// docs/report-schema.md every field the report and comparison writers emit and every value of
+// counters.metric_set.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -112,15 +113,15 @@ TEST(Docs, ReportSchemaListsEveryMetricSet) {
       EXPECT_NE(values.find("`" + name + "`"), std::string::npos) << "a fixture holds " << name;
 }
 
-TEST(Docs, DiagnosisPageCoversThresholdsAndFindings) {
-  const std::string page = doc("diagnosis.md");
+TEST(Docs, DiagnosisPagesCoverThresholdsAndFindings) {
+  const std::string history = doc("thresholds.md");
   for (const auto& t : report::threshold_catalogue()) {
     // | `name` | default | why |, the default in the threshold's unit (10 µs is 10e-6 s).
     const std::string row = std::string("| `") + t.name + "` | ";
-    const auto at = page.find(row);
+    const auto at = history.find(row);
     ASSERT_NE(at, std::string::npos) << "threshold " << t.name << " has no row in the table";
     const std::string cell =
-        page.substr(at + row.size(), page.find(" |", at + row.size()) - (at + row.size()));
+        history.substr(at + row.size(), history.find(" |", at + row.size()) - (at + row.size()));
     std::size_t used = 0;
     double value = std::stod(cell, &used);
     if (cell.substr(used) == " µs")
@@ -129,6 +130,7 @@ TEST(Docs, DiagnosisPageCoversThresholdsAndFindings) {
       EXPECT_EQ(used, cell.size()) << t.name << ": " << cell;
     EXPECT_NEAR(value, t.default_value, 1e-12) << t.name << ": the table says " << cell;
   }
+  const std::string page = doc("diagnosis.md");
   for (const auto& f : report::finding_catalogue())
     EXPECT_NE(page.find(std::string("`") + f.id + "`"), std::string::npos) << "finding " << f.id;
 }

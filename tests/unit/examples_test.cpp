@@ -109,7 +109,7 @@ std::vector<Example> examples_of(const std::string& text) {
       e.end = text.rfind("```", close);
     } else {
       while (e.end > e.begin && text[e.end - 1] == '\n') --e.end;
-      ++e.end;  // keep the last line's newline
+      if (e.end > e.begin) ++e.end;  // keep the last line's newline (an empty example has none)
     }
     e.shown = text.substr(e.begin, e.end - e.begin);
     out.push_back(e);

@@ -252,7 +252,7 @@ TEST(OutsideCorpus, LabelFileIsValid) { EXPECT_NO_THROW(load_labels(kCorpusDir +
 // attributes (a gemv's waves) one more; judging atomics by the L2 slices' atomic units brings
 // one (an index-add) while a fresh recording loses one to its own spread at the roof threshold;
 // reading the labels' roof at the threshold the labs set relabels four kernels that ncu measures
-// under it (docs/diagnosis.md, "The roof in the labels"), and letting the compute roof lead over
+// under it (docs/thresholds.md, "The roof in the labels"), and letting the compute roof lead over
 // barrier waits only its headroom bounds brings the TF32 GEMM's two recordings.
 constexpr int kAgreedToday = 53;
 
@@ -304,7 +304,7 @@ TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
                    "({:.0f}%)\n",
                    agreed, entries.size(), percent(agreed), revised, agreed_as_first_decided,
                    percent(agreed_as_first_decided));
-  // The aim is 90%. The score may not fall below today's (docs/diagnosis.md, "The outside
+  // The aim is 90%. The score may not fall below today's (docs/thresholds.md, "The outside
   // corpus"), and every disagreement carries the reason the tree gives another answer, written
   // down after the comparison.
   EXPECT_GE(agreed, kAgreedToday) << "gpulab's principal finding agrees with " << agreed << " of "

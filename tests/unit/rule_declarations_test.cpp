@@ -1,19 +1,25 @@
 // A rule is declared in one place (reports/diagnosis/rules/): the catalogues hold each threshold
 // and finding once, every quantity a diagnosis shows has a declared unit, and no source outside a
 // rule's file names its finding.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "reports/base/input_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/diagnosis_walk.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/timeline.hpp"
+#include "unit/run_cli.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -125,6 +131,88 @@ TEST(RuleDeclarations, OnlyARulesFileNamesItsFinding) {
       }
     }
   EXPECT_GT(files, 50) << "the sources were found";
+}
+
+// `gpulab list --rules`: every rule of both walks with what it declares, and every threshold with
+// the rule that declares it, in each format.
+TEST(RuleDeclarations, ListRulesShowsEachRuleAndThreshold) {
+  const auto r = test::run_cli({"list", "--rules", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto listing = nlohmann::json::parse(r.out);
+  ASSERT_EQ(listing.at("rules").size(), all_rules().size());
+  std::map<std::string, nlohmann::json> rules;
+  for (const auto& rule : listing.at("rules")) rules[rule.at("rule")] = rule;
+  EXPECT_EQ(rules.at("sync").at("walk"), "kernel");
+  EXPECT_EQ(rules.at("sync").at("branches"), (std::vector<std::string>{"compute", "neither"}));
+  EXPECT_EQ(rules.at("sync").at("thresholds"), std::vector<std::string>{"sync.barrier_share"});
+  EXPECT_EQ(rules.at("sync").at("needs").size(), 2u);
+  EXPECT_EQ(rules.at("launch-gaps").at("walk"), "timeline");
+  EXPECT_EQ(rules.at("launch-gaps").at("finding"), "launch-overhead");
+  ASSERT_EQ(listing.at("thresholds").size(), threshold_catalogue().size());
+  for (const auto& t : listing.at("thresholds")) {
+    const std::string name = t.at("name");
+    if (name.rfind("diagnosis.", 0) == 0 || name.rfind("memory_bound.", 0) == 0)
+      EXPECT_TRUE(t.at("rule").is_null()) << name << ": the kernel walk's own";
+  }
+  EXPECT_EQ(listing.at("thresholds").at(6).at("rule"), "coalescing");
+
+  const auto text = test::run_cli({"list", "--rules"});
+  EXPECT_NE(text.out.find("launch-gaps   timeline  Does the GPU idle"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("stall_barrier, warp_latency"), std::string::npos) << "short names";
+  const auto markdown = test::run_cli({"list", "--rules", "--format", "markdown"});
+  EXPECT_NE(markdown.out.find("| sync | kernel | compute, neither | Do warps wait at barriers? | "
+                              "sync-overhead | sync.barrier_share | stall_barrier, warp_latency |"),
+            std::string::npos)
+      << markdown.out;
+  const auto csv = test::run_cli({"list", "--rules", "--format", "csv"});
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'),
+            static_cast<long>(all_rules().size()) + 1);
+  EXPECT_EQ(test::run_cli({"list", "--rules", "--metrics"}).code, 2);
+}
+
+// docs/adding-a-rule.md against the code: it names every member of Rule and every Rank, every
+// source file it names exists, and every test suite it names is one of this binary's.
+TEST(RuleDeclarations, TheAddingARulePageNamesWhatARuleDeclares) {
+  const fs::path root = GPULAB_SOURCE_DIR;
+  const std::string page = read_file((root / "docs" / "adding-a-rule.md").string());
+  const std::string header = read_file((root / "reports/diagnosis/rules/rule.hpp").string());
+
+  const auto block = [&](const std::string& opening) {
+    const auto at = header.find(opening);
+    EXPECT_NE(at, std::string::npos) << opening;
+    return at == std::string::npos ? "" : header.substr(at, header.find("\n};", at) - at);
+  };
+  const std::string rule = block("struct Rule {");
+  static const std::regex member(R"re(\n  [A-Za-z_:<>*&(), ]+ \*?([a-z_]+)( = [^;]*)?;)re");
+  int members = 0;
+  for (std::sregex_iterator it(rule.begin(), rule.end(), member), end; it != end; ++it, ++members)
+    EXPECT_NE(page.find("`" + (*it)[1].str() + "`"), std::string::npos)
+        << "the page does not name Rule::" << (*it)[1];
+  EXPECT_EQ(members, 11) << rule;
+  const std::string ranks = block("enum class Rank {");
+  static const std::regex enumerator(R"re(\n  ([a-z_]+),)re");
+  int count = 0;
+  for (std::sregex_iterator it(ranks.begin(), ranks.end(), enumerator), end; it != end;
+       ++it, ++count)
+    EXPECT_NE(page.find("`" + (*it)[1].str() + "`"), std::string::npos) << (*it)[1];
+  EXPECT_EQ(count, 4);
+
+  static const std::regex file(R"re(`((reports|tests)/[A-Za-z0-9_/.]+\.(cpp|hpp))`)re");
+  int files = 0;
+  for (std::sregex_iterator it(page.begin(), page.end(), file), end; it != end; ++it, ++files)
+    EXPECT_TRUE(fs::exists(root / (*it)[1].str())) << (*it)[1] << " does not exist";
+  EXPECT_GE(files, 5);
+
+  std::set<std::string> suites;
+  const auto& unit = *::testing::UnitTest::GetInstance();
+  for (int i = 0; i < unit.total_test_suite_count(); ++i)
+    suites.insert(unit.GetTestSuite(i)->name());
+  static const std::regex suite(R"re(`([A-Z][A-Za-z]*(/[A-Z][A-Za-z]*)?)\.(\*|[A-Za-z]+)`)re");
+  int named = 0;
+  for (std::sregex_iterator it(page.begin(), page.end(), suite), end; it != end; ++it, ++named)
+    EXPECT_TRUE(suites.count((*it)[1].str())) << (*it)[1] << " is no test suite";
+  EXPECT_GE(named, 6);
 }
 
 }  // namespace

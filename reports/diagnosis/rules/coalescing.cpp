@@ -20,7 +20,7 @@ namespace d = derived;
 // only scattered accesses are a few single-thread stores is not flagged. Where the L1 hit rate
 // is measured, the bytes that went past L1 decide: sectors a load moved but L1 then served to
 // the next lane or instruction cost nothing beyond L1 (a table every warp reads, a dot product
-// reading two interleaved vectors: docs/diagnosis.md).
+// reading two interleaved vectors: docs/thresholds.md).
 Outcome check(const Probe& p) {
   const auto all = p.metric(d::global_overfetch);
   if (all) {

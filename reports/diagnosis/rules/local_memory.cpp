@@ -35,7 +35,7 @@ const Rule& local_memory() {
     Rule r;
     r.id = "local";
     r.question = "Is there local-memory traffic (spills, local arrays)?";
-    r.expression = "local_bytes / (32 x (gld_sectors + gst_sectors))";
+    r.expression = "local_bytes / (32 x (gld_sectors + gst_sectors) + tma_bytes)";
     r.finding = {
         "local-memory",
         "Local-memory traffic (spills or local arrays)",

@@ -19,7 +19,7 @@ namespace d = derived;
 // CUB's histogram sweep has 2.6 excess wavefronts per shared atomic and waits on shared memory
 // 12% of its cycles (the per-sample arithmetic sets its time), and the lab's interleaved
 // reduction runs faster with its conflicts than its padded variant without them
-// (docs/diagnosis.md).
+// (docs/thresholds.md).
 Outcome check(const Probe& p) {
   const auto excess = p.metric(d::shared_excess_wavefronts);
   const auto ld = p.metric(m::shld_inst), st = p.metric(m::shst_inst);
