@@ -50,7 +50,7 @@ std::vector<Evidence> read_evidence(const Reader& r, const std::string& key) {
 
 json diagnosis_json(const Diagnosis& d) {
   json path = json::array(), findings = json::array();
-  for (const auto& s : d.path)
+  for (const auto& s : d.path) {
     path.push_back({{"node", s.node},
                     {"depth", s.depth},
                     {"question", s.question},
@@ -58,6 +58,8 @@ json diagnosis_json(const Diagnosis& d) {
                     {"evidence", evidence_json(s.evidence)},
                     {"answer", s.answer},
                     {"finding", s.finding}});
+    if (!s.missing.empty()) path.back()["missing"] = s.missing;
+  }
   for (const auto& f : d.findings)
     findings.push_back({{"id", f.id},
                         {"title", f.title},
@@ -89,6 +91,8 @@ Diagnosis read_diagnosis(const Reader& r) {
       step.evidence = read_evidence(s, "evidence");
       step.answer = s.str_or("answer", "");
       step.finding = s.str_or("finding", "");
+      if (s.has("missing"))
+        s.each("missing", [&](const Reader& m) { step.missing.push_back(m.as_string()); });
       d.path.push_back(std::move(step));
     });
   if (r.has("findings"))

@@ -28,6 +28,8 @@ struct PathStep {
   std::vector<Evidence> evidence;
   std::string answer;   // "yes", "no", "not measured", or the branch taken ("memory", ...)
   std::string finding;  // the finding id a "yes" produced, if any
+  // An answer "not measured" for want of counters: those the rule needs that the kernel lacked.
+  std::vector<std::string> missing;
 };
 
 struct Finding {

@@ -165,6 +165,9 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
     const Outcome outcome = rule->check(probe);
     const auto before = out.findings.size();
     record(out, *rule, outcome, thresholds["diagnosis.min_severity"]);
+    if (outcome.answer == Answer::not_measured)
+      for (const char* need : rule->needs)
+        if (!probe.metric(need)) out.path.back().missing.emplace_back(need);
     const bool problem = out.findings.size() > before && !is_standing(out.findings.back());
     if (problem && !outcome.bounded_by_headroom) only_bounded = false;
   }

@@ -105,7 +105,7 @@ const std::vector<RuleInfo>& all_rules();
 const RuleInfo* rule_of_threshold(const std::string& threshold);
 
 // The rules some kernel of a diagnosed report could not evaluate for want of counters (its step
-// answered "not measured" and the kernel lacks one of the rule's needs), in kernel_rules() order,
+// answered "not measured" naming the needs it lacked, PathStep::missing), in kernel_rules() order,
 // with the smallest metric set that measures each (reports/diagnosis/diagnosis_report.cpp).
 struct RuleNotEvaluated {
   const RuleInfo* rule = nullptr;

@@ -45,15 +45,11 @@ void diagnose_report(Report& report, const Thresholds& thresholds, const KernelA
 std::vector<RuleNotEvaluated> rules_not_evaluated(const Report& report) {
   std::vector<RuleNotEvaluated> out;
   for (const auto& rule : kernel_rules()) {
-    const auto lacks_a_need = [&rule](const Kernel& k) {
-      return std::any_of(rule.needs.begin(), rule.needs.end(),
-                         [&k](const std::string& m) { return !k.metrics.count(m); });
-    };
-    const auto unevaluated = [&](const Kernel& k) {
-      if (!k.diagnosis || !lacks_a_need(k)) return false;
-      return std::any_of(
-          k.diagnosis->path.begin(), k.diagnosis->path.end(),
-          [&rule](const PathStep& s) { return s.node == rule.node && s.answer == "not measured"; });
+    const auto unevaluated = [&rule](const Kernel& k) {
+      return k.diagnosis && std::any_of(k.diagnosis->path.begin(), k.diagnosis->path.end(),
+                                        [&rule](const PathStep& s) {
+                                          return s.node == rule.node && !s.missing.empty();
+                                        });
     };
     const bool any =
         std::any_of(report.variants.begin(), report.variants.end(), [&](const Variant& v) {

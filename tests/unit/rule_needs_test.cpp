@@ -100,6 +100,33 @@ TEST(RuleNeeds, DiagnoseSaysWhichSetWouldMeasureThem) {
   EXPECT_EQ(r.out.find("rules not evaluated", first + 1), std::string::npos);
 }
 
+// The JSON says it too, node by node: a step "not measured" for want of counters names them.
+TEST(RuleNeeds, TheJsonPathNamesTheCountersANodeLacked) {
+  const auto r = test::run_cli({"diagnose", "--report", kBasicTranspose, "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  int steps = 0;
+  for (const auto& v : json.at("variants"))
+    for (const auto& k : v.at("kernels"))
+      for (const auto& step : k.at("diagnosis").at("path")) {
+        if (step.at("node") == "sync") {
+          ++steps;
+          EXPECT_EQ(step.at("answer"), "not measured");
+          EXPECT_EQ(step.at("missing"),
+                    (std::vector<std::string>{m::stall_barrier, m::warp_latency}));
+        } else if (step.at("answer") != "not measured") {
+          EXPECT_FALSE(step.contains("missing")) << step.at("node");
+        }
+      }
+  EXPECT_GT(steps, 0) << "the basic report's kernels were walked past sync";
+  // Read back, the report names the same rules.
+  Report read = load_report(kBasicTranspose);
+  diagnose_report(read, Thresholds());
+  const Report again = from_json(nlohmann::json::parse(to_json(read).dump()));
+  EXPECT_EQ(rules_not_evaluated(again).size(), rules_not_evaluated(read).size());
+  EXPECT_FALSE(rules_not_evaluated(again).empty());
+}
+
 TEST(RuleNeeds, ListMetricsShowsTheRulesEachMetricFeeds) {
   const auto r = test::run_cli({"list", "--metrics", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
