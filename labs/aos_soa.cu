@@ -60,6 +60,7 @@ struct ParticleArrays {
 // 16 bytes of every particle: 4x the model. Expect ~4x the time of SoA.
 struct AosOneField {
   __device__ static float compute(const ParticleArrays& p, std::size_t i) {
+    // PROBLEM: one 4-byte field of each 16-byte particle: 16 sectors per request
     return one_field(p.aos[i].x);
   }
 };

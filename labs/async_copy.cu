@@ -121,6 +121,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   const int t = threadIdx.x, mine = consumed_index();
   float acc = 0.0f;
   for (int first = 0; first < cols; first += kTile) {
+    // PROBLEM: a synchronous copy: the warp waits on DRAM before it computes
     if (first + t < cols) tile[t] = row[first + t];
     __syncthreads();
     if (first + mine < cols) acc += evaluate(tile[mine]);

@@ -82,6 +82,7 @@ __global__ void __launch_bounds__(kBlock) count_global_atomic(CountArgs a) {
   const size_t c = static_cast<size_t>(blockIdx.x) * kBlock + threadIdx.x;
   const float4 x = load_chunk(a.in, a.n, c);
   unsigned* counter = a.counter + (threadIdx.x & a.slot_mask);
+  // PROBLEM: an atomic per element on the few words every thread updates
   if (x.x > 0.0f) atomicAdd(counter, 1u);
   if (x.y > 0.0f) atomicAdd(counter, 1u);
   if (x.z > 0.0f) atomicAdd(counter, 1u);

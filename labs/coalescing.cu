@@ -77,6 +77,7 @@ __global__ void gather_copy(const float* __restrict__ x, float* __restrict__ y, 
 #pragma unroll
   for (int k = 0; k < kItemsPerThread; ++k) {
     const std::size_t i = first + static_cast<std::size_t>(k) * kBlock;
+    // PROBLEM: the strided read: each lane's word in a sector of its own
     if (i < n) v[k] = x[Index::source(i, stride)];
   }
 #pragma unroll

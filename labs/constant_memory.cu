@@ -60,6 +60,7 @@ struct WarpWindow {
 // access.
 struct ConstantTable {
   __device__ static float at(const float* /*global table, unused*/, unsigned i) {
+    // PROBLEM: a lane-dependent __constant__ index: one access per distinct address
     return c_coefficients[i];
   }
 };

@@ -85,6 +85,7 @@ __host__ __device__ inline bool takes_polynomial(float x) { return x > 0.0f; }
 // at 32 lanes: only the one warp that straddles the boundary diverges. ~0.15 ms.
 struct BranchOnSign {
   __device__ static float eval(float x) {
+    // PROBLEM: a data-dependent branch: a warp runs both paths
     if (takes_polynomial(x)) return polynomial_path(x);
     return rotation_path(x);
   }

@@ -63,6 +63,7 @@ __global__ void matmul_naive(const float* __restrict__ a, const float* __restric
   if (row >= m || col >= n) return;
   const float* a_row = a + static_cast<size_t>(row) * k;
   float acc = 0.0f;
+  // PROBLEM: every operand from global memory: A and B re-read for each output
   for (int i = 0; i < k; ++i) acc = fmaf(a_row[i], b[static_cast<size_t>(i) * n + col], acc);
   c[static_cast<size_t>(row) * n + col] = acc;
 }

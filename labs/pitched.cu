@@ -55,6 +55,7 @@ __global__ void scale_rows(const float* __restrict__ in, std::size_t in_pitch,
                                                       static_cast<std::size_t>(row) * in_pitch);
   auto* out_row = reinterpret_cast<float*>(reinterpret_cast<char*>(out) +
                                            static_cast<std::size_t>(row) * out_pitch);
+  // PROBLEM: rows that start mid-sector: 5 sectors per request where 4 would do
   out_row[col] = scale(in_row[col]);
 }
 

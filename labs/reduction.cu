@@ -93,6 +93,7 @@ __global__ void __launch_bounds__(kBlock)
   for (int stride = 1; stride < kBlock; stride *= 2) {
     if (2 * stride * (tid & ~31) < kBlock) {  // the warp has work in this step (see above)
       const int index = 2 * stride * tid;
+      // PROBLEM: interleaved addressing: lanes 2 x stride words apart share shared-memory banks
       if (index < kBlock) s[Slots::at(index)] += s[Slots::at(index + stride)];
       __syncwarp();
     }

@@ -111,6 +111,7 @@ __global__ void smooth_array(const float* __restrict__ in, float* __restrict__ o
 #pragma unroll 1
   for (int p = 0; p < kPasses; ++p) {
 #pragma unroll  // complete for a constant m; a run-time m is only unrolled by 4
+    // PROBLEM: a run-time bound indexes a[] dynamically: the array lives in local memory
     for (int j = 0; j + 1 < m; ++j) a[j] = smooth_step(a[j], a[j + 1]);
   }
   float sum = 0.0f;

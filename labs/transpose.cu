@@ -41,6 +41,7 @@ __global__ void transpose_naive(const float* __restrict__ in, float* __restrict_
   if (col >= cols) return;
   for (int j = 0; j < kTile; j += kBlockRows) {
     const int row = row0 + j;
+    // PROBLEM: the column-strided store: 32 sectors per warp store where 4 would do
     if (row < rows) out[static_cast<size_t>(col) * rows + row] = in[static_cast<size_t>(row) * cols + col];
   }
 }
@@ -99,6 +100,7 @@ __global__ void transpose_shared(const float* __restrict__ in, float* __restrict
   row = blockIdx.x * kTile + ty;
   for (int j = 0; j < kTile; j += kBlockRows) {
     if (col < rows && row + j < cols)
+      // PROBLEM: the tile read by column: in a RowMajorTile all 32 lanes hit one bank
       out[static_cast<size_t>(row + j) * rows + col] = tile[Tile::at(tx, ty + j)];
   }
 }

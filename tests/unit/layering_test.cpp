@@ -28,14 +28,16 @@ namespace fs = std::filesystem;
 const std::vector<std::pair<std::string, std::set<std::string>>>& order() {
   static const std::vector<std::pair<std::string, std::set<std::string>>> o = {
       {"app",
-       {"app", "labs", "labs/harness", "cupti", "reports/render", "reports/diagnosis", "reports",
-        "reports/base"}},
+       {"app", "labs", "labs/harness", "cupti", "reports/render", "reports/diagnosis",
+        "reports/source", "reports", "reports/base"}},
       {"inject", {"inject", "cupti", "reports", "reports/base"}},
       {"labs", {"labs", "labs/harness", "reports", "reports/base"}},
       {"labs/harness", {"labs/harness", "reports", "reports/base"}},
       {"cupti", {"cupti", "reports", "reports/base"}},
-      {"reports/render", {"reports/render", "reports/diagnosis", "reports", "reports/base"}},
-      {"reports/diagnosis", {"reports/diagnosis", "reports", "reports/base"}},
+      {"reports/render",
+       {"reports/render", "reports/diagnosis", "reports/source", "reports", "reports/base"}},
+      {"reports/diagnosis", {"reports/diagnosis", "reports/source", "reports", "reports/base"}},
+      {"reports/source", {"reports/source", "reports", "reports/base"}},
       {"reports", {"reports", "reports/base"}},
       {"reports/base", {"reports/base"}},
   };
@@ -181,6 +183,7 @@ bool namespace_fits(const std::string& folder, const std::string& file, const st
                                                          {"reports", "gpulab::report"},
                                                          {"reports/render", "gpulab::report"},
                                                          {"reports/diagnosis", "gpulab::report"},
+                                                         {"reports/source", "gpulab::report"},
                                                          {"reports/base", "gpulab"},
                                                          {"inject", "gpulab::inject"}};
   const std::string& want = own.at(folder);

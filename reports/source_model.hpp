@@ -1,0 +1,55 @@
+// A kernel's code as the report holds it: its SASS instructions, each with the source line the
+// line table gives it (code compiled with -lineinfo) and the per-instruction counters and stall
+// samples collected for it. Part of the report model (reports/report.hpp); reports/source/ builds
+// it from line tables and shows it by line.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpulab::report {
+
+// Where an instruction comes from, as the line table says. For an inlined function's code, its
+// own line and the call site it was inlined at.
+struct SourceLine {
+  std::string file;  // as the line table names it
+  int line = 0;
+  std::string inlined_file;  // empty when not inlined
+  int inlined_line = 0;
+
+  bool operator==(const SourceLine& o) const {
+    return file == o.file && line == o.line && inlined_file == o.inlined_file &&
+           inlined_line == o.inlined_line;
+  }
+};
+
+struct SassInstruction {
+  std::uint64_t offset = 0;         // bytes from the function's first instruction
+  std::string sass;                 // the instruction as nvdisasm prints it, without the final ';'
+  std::optional<SourceLine> where;  // none without line information
+  std::map<std::string, double> counters;  // per-instruction counters and stall samples
+};
+
+// One kernel function's code: the report's `source` section of a kernel.
+struct KernelSource {
+  std::string function;  // the mangled name, as the cubin's symbol table has it
+  // Where the instructions and lines came from: "nvdisasm" (its listing of the cubin), "cupti"
+  // (the cubin captured at module load), or "hand-made" (a test's, said so where it is used).
+  std::string origin;
+  std::vector<SassInstruction> instructions;
+  // The sources' texts by file, only when the user asked for them (--embed-source): sources may
+  // be private, and a report travels.
+  std::map<std::string, std::string> files;
+  // Whether any instruction has a line: code built without -lineinfo (most library kernels) has
+  // none, and is shown by instruction offset.
+  bool has_lines() const {
+    for (const auto& i : instructions)
+      if (i.where) return true;
+    return false;
+  }
+};
+
+}  // namespace gpulab::report
