@@ -23,6 +23,7 @@ struct CommandLine {
   SelftestOptions selftest;
   CompleteOptions complete;
   ReportOptions report;
+  SourceOptions source;
   ProfileOptions profile;
   CLI::App* list_cmd;
   CLI::App* info_cmd;
@@ -33,6 +34,7 @@ struct CommandLine {
   CLI::App* shell_cmd;
   CLI::App* complete_cmd;
   CLI::App* report_cmd;
+  CLI::App* source_cmd;
   CLI::App* profile_cmd;
   CLI::App* man_cmd;
 };

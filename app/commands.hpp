@@ -141,6 +141,16 @@ struct ReportOptions {
 CLI::App* add_report(CLI::App& root, ReportOptions& options);
 int run_report(const ReportOptions& options, const std::vector<std::string>& argv, Io& io);
 
+struct SourceOptions {
+  std::string lab;
+  std::string report_path;
+  std::string variant;
+  std::string kernel;
+  bool sass = false;
+};
+CLI::App* add_source(CLI::App& root, SourceOptions& options);
+int run_source(const SourceOptions& options, Session& session, Io& io);
+
 struct ProfileOptions {
   std::string kernel;  // regular expression; empty: every kernel
   std::int64_t launch_skip = 0;

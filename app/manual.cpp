@@ -152,6 +152,8 @@ const std::vector<Example>& examples() {
        "saved reports as one self-contained HTML page"},
       {"report", "gpulab report runs/streams.json --trace streams-trace.json",
        "a traced report's timelines for ui.perfetto.dev"},
+      {"source", "gpulab source --report naive.json --sass",
+       "a kernel's source with its hot lines and their counters, each line's SASS under it"},
       {"profile", "gpulab profile -- ./my_app --size 4096",
        "any CUDA program: its kernels by function, the first 100 launches profiled; gpulab "
        "exits with the program's status"},

@@ -14,13 +14,16 @@
 #include "reports/device_info.hpp"
 #include "reports/diagnosis_model.hpp"
 #include "reports/measures.hpp"
+#include "reports/source_model.hpp"
 #include "reports/timeline_model.hpp"
 
 namespace gpulab::report {
 
-inline constexpr const char* kSchema = "gpulab.report/2";
-// Reports of schema 1 (no profiled programs yet) are read as they are.
+inline constexpr const char* kSchema = "gpulab.report/3";
+// Reports of schema 1 (no profiled programs yet) and 2 (no kernel sources yet) are read as they
+// are.
 inline constexpr const char* kSchemaV1 = "gpulab.report/1";
+inline constexpr const char* kSchemaV2 = "gpulab.report/2";
 
 struct ToolInfo {
   std::string name = "gpulab";
@@ -38,6 +41,7 @@ struct Kernel {
   std::map<std::string, double> metrics;  // raw CUPTI metric name -> value
   std::map<std::string, double> derived;  // see reports/derived.hpp
   std::optional<Diagnosis> diagnosis;     // present after diagnose_report
+  std::optional<KernelSource> source;     // its instructions by source line, when collected
 };
 
 // How the counters of a variant were collected (or why not).

@@ -10,6 +10,7 @@
 #include "reports/json_reader.hpp"
 #include "reports/principal.hpp"
 #include "reports/report.hpp"
+#include "reports/source_json.hpp"
 #include "reports/timeline_json.hpp"
 
 namespace gpulab::report {
@@ -56,6 +57,7 @@ json variant_json(const Variant& v) {
     if (!k.function.empty()) kernels.back()["function"] = k.function;
     if (!k.mangled_name.empty()) kernels.back()["mangled_name"] = k.mangled_name;
     if (k.diagnosis) kernels.back()["diagnosis"] = diagnosis_json(*k.diagnosis);
+    if (k.source) kernels.back()["source"] = source_json(*k.source);
   }
   const auto& c = v.check;
   const auto& t = v.timing;
@@ -212,6 +214,7 @@ Kernel read_kernel(const Reader& r) {
   k.metrics = r.number_map_or_empty("metrics");
   k.derived = r.number_map_or_empty("derived");
   if (r.has("diagnosis")) k.diagnosis = read_diagnosis(r.at("diagnosis"));
+  if (r.has("source")) k.source = read_source(r.at("source"));
   return k;
 }
 
@@ -373,9 +376,9 @@ Report from_json(const nlohmann::json& doc) {
   Report report;
   if (!root.has("schema")) Reader::fail("schema", "missing (not a gpulab report?)");
   report.schema = root.str("schema");
-  if (report.schema != kSchema && report.schema != kSchemaV1) {
+  if (report.schema != kSchema && report.schema != kSchemaV2 && report.schema != kSchemaV1) {
     Reader::fail("schema", "'" + report.schema + "' is not supported (this gpulab reads " +
-                               std::string(kSchema) + " and " + kSchemaV1 + ")");
+                               std::string(kSchema) + ", " + kSchemaV2 + " and " + kSchemaV1 + ")");
   }
   if (root.has("tool")) {
     const auto t = root.at("tool");

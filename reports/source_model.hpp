@@ -26,6 +26,21 @@ struct SourceLine {
   }
 };
 
+// The names of per-instruction counters (SassInstruction::counters), as ncu's source page counts
+// them: warp instructions, thread instructions, the global sectors and requests and the shared
+// wavefronts and requests of memory instructions, and warp stall samples, all and per reason
+// ("samples.long_scoreboard").
+namespace source_counter {
+inline constexpr const char* inst_executed = "inst_executed";
+inline constexpr const char* thread_inst_executed = "thread_inst_executed";
+inline constexpr const char* global_sectors = "global_sectors";
+inline constexpr const char* global_requests = "global_requests";
+inline constexpr const char* shared_wavefronts = "shared_wavefronts";
+inline constexpr const char* shared_requests = "shared_requests";
+inline constexpr const char* samples = "samples";
+inline constexpr const char* stall_prefix = "samples.";
+}  // namespace source_counter
+
 struct SassInstruction {
   std::uint64_t offset = 0;         // bytes from the function's first instruction
   std::string sass;                 // the instruction as nvdisasm prints it, without the final ';'

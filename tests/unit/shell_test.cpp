@@ -287,6 +287,16 @@ TEST(Colors, OnlyOnATerminalAndNeverWithNoColor) {
   EXPECT_EQ(piped.text.find("\033["), std::string::npos) << "no colors into a pipe";
 }
 
+TEST(Colors, TheSourceViewOnlyOnATerminalAndNeverWithNoColor) {
+  if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  const std::string source = kBinary + " source --report " + std::string(GPULAB_FIXTURES_DIR) +
+                             "/source/transpose_naive.hand-made.json";
+  EXPECT_NE(sh(on_terminal(source)).text.find("\033[31m>>"), std::string::npos)
+      << "hot lines in red on a terminal";
+  EXPECT_EQ(sh("NO_COLOR=1 " + on_terminal(source)).text.find("\033["), std::string::npos);
+  EXPECT_EQ(sh(source).text.find("\033["), std::string::npos) << "no colors into a pipe";
+}
+
 TEST(JsonOutput, EveryCommandPrintsOnlyJson) {
   for (const std::string& args :
        {std::string("list --format json"), std::string("list --metrics --format json"),

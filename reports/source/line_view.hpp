@@ -1,0 +1,49 @@
+// A kernel's code by source line: each line's instructions and their counters summed, which lines
+// are hot, and what their counters say (share of the samples, the top stall reason, sectors per
+// request, wavefronts per shared instruction, active threads per instruction).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/source_model.hpp"
+
+namespace gpulab::report {
+
+struct LineRow {
+  SourceLine where;  // an inlined instruction counts on its own line, which names its call site
+  std::vector<const SassInstruction*> instructions;
+  std::map<std::string, double> counters;  // summed over its instructions
+};
+
+struct LineView {
+  std::vector<LineRow> rows;                         // by file, then line
+  std::vector<const SassInstruction*> without_line;  // code without line information
+  // The counter hotness is measured by: the stall samples where they were taken, else the
+  // instructions executed; empty when the source holds neither.
+  std::string weight;
+  double total = 0;  // the weight over the whole kernel
+};
+
+// Borrows `source`'s instructions: keep it alive while the view is used.
+LineView lines_of(const KernelSource& source);
+
+// The `n` rows with the largest weight, largest first, of those that hold at least kHotShare of
+// the kernel's: a line with less is not where the time goes, however it ranks.
+inline constexpr double kHotShare = 0.05;
+std::vector<const LineRow*> hottest(const LineView& view, std::size_t n);
+
+// What a row's counters say, each where its counters were collected.
+struct LineFigures {
+  std::optional<double> share;                // of the kernel's weight
+  std::string top_stall;                      // the reason with most samples ("long_scoreboard")
+  std::optional<double> top_stall_share;      // of the row's samples
+  std::optional<double> sectors_per_request;  // global memory
+  std::optional<double> wavefronts_per_shared_request;
+  std::optional<double> threads_per_instruction;  // active threads per warp instruction
+};
+LineFigures figures_of(const std::map<std::string, double>& counters, const LineView& view);
+
+}  // namespace gpulab::report
