@@ -60,7 +60,7 @@ json diagnosis_json(const Diagnosis& d) {
                     {"finding", s.finding}});
     if (!s.missing.empty()) path.back()["missing"] = s.missing;
   }
-  for (const auto& f : d.findings)
+  for (const auto& f : d.findings) {
     findings.push_back({{"id", f.id},
                         {"title", f.title},
                         {"severity", f.severity},
@@ -71,6 +71,15 @@ json diagnosis_json(const Diagnosis& d) {
                         {"detail", f.detail},
                         {"false_if", f.false_if},
                         {"labs", f.labs}});
+    if (f.lines.empty()) continue;
+    auto& lines = findings.back()["lines"] = json::array();
+    for (const auto& l : f.lines)
+      lines.push_back({{"file", l.file},
+                       {"line", l.line},
+                       {"share", l.share},
+                       {"what", l.what},
+                       {"detail", l.detail}});
+  }
   return {{"verdict", d.verdict},
           {"principal", d.findings.empty() ? "" : d.findings.front().id},
           {"path", std::move(path)},
@@ -109,6 +118,11 @@ Diagnosis read_diagnosis(const Reader& r) {
       finding.false_if = f.str_or("false_if", "");
       if (f.has("labs"))
         f.each("labs", [&](const Reader& l) { finding.labs.push_back(l.as_string()); });
+      if (f.has("lines"))
+        f.each("lines", [&](const Reader& l) {
+          finding.lines.push_back({l.str("file"), static_cast<int>(l.integer("line")),
+                                   l.num("share"), l.str_or("what", ""), l.str_or("detail", "")});
+        });
       d.findings.push_back(std::move(finding));
     });
   d.thresholds_overridden = r.number_map_or_empty("thresholds_overridden");

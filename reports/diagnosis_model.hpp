@@ -32,6 +32,15 @@ struct PathStep {
   std::vector<std::string> missing;
 };
 
+// A source line where a finding sits, from the kernel's per-instruction counters.
+struct FindingLine {
+  std::string file;
+  int line = 0;
+  double share = 0;    // of the finding's own evidence in the kernel, `what`
+  std::string what;    // "the global sectors beyond 4 per request"
+  std::string detail;  // what the line's counters say of it ("32.0 sectors per request")
+};
+
 struct Finding {
   std::string id;
   std::string title;
@@ -43,6 +52,8 @@ struct Finding {
   std::string detail;    // what this kernel's evidence adds (the occupancy limiter); may be empty
   std::string false_if;  // the evidence that would make the finding false
   std::vector<std::string> labs;
+  // Where per-line data exists: the lines that hold most of the finding's evidence, at most three.
+  std::vector<FindingLine> lines;
 };
 
 struct Diagnosis {

@@ -77,6 +77,10 @@ std::string findings_text(const Diagnosis& d, const Style& style) {
                        shown(f.severity, style), shown(f.title, style));
     out += "     evidence: " + evidence_text(f.evidence, style) + "\n";
     if (!f.detail.empty()) out += "     cause: " + shown(f.detail, style) + "\n";
+    for (const auto& l : f.lines)
+      out += fmt::format("     at {}:{}: {} of {}{}\n", shown(l.file, style), l.line,
+                         units::percent(l.share), shown(l.what, style),
+                         l.detail.empty() ? "" : ", " + shown(l.detail, style));
     out += "     why: " + shown(f.explanation, style) + "\n";
     out += "     do:  " + shown(f.recommendation, style) + "\n";
     if (!f.false_if.empty()) out += "     false if: " + shown(f.false_if, style) + "\n";

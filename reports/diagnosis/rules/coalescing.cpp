@@ -2,9 +2,13 @@
 #include "reports/diagnosis/rules/rules.hpp"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "reports/derived.hpp"
+#include "reports/diagnosis/rules/readings.hpp"
 #include "reports/metric_catalogue.hpp"
 
 namespace gpulab::report::walk::rules {
@@ -99,6 +103,17 @@ const Rule& coalescing() {
     r.needs = {m::gld_sectors, m::gld_requests, m::gst_sectors, m::gst_requests};
     r.check = check;
     r.rank = Rank::cause_of_waiting;
+    r.lines =
+        LineMeasure{"the global sectors beyond 4 per request",
+                    [](const std::map<std::string, double>& c) {
+                      return std::max(0.0, counted(c, source_counter::global_sectors) -
+                                               4 * counted(c, source_counter::global_requests));
+                    },
+                    [](const LineFigures& f) {
+                      return f.sectors_per_request
+                                 ? fmt::format("{:.1f} sectors per request", *f.sectors_per_request)
+                                 : std::string();
+                    }};
     return r;
   }();
   return rule;

@@ -1,6 +1,12 @@
 // The rule "divergence" (docs/diagnosis.md): do warps diverge?
 #include "reports/diagnosis/rules/rules.hpp"
 
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "reports/diagnosis/rules/readings.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
 
@@ -49,6 +55,17 @@ const Rule& divergence() {
     r.quantities = {{"lanes_per_warp", metrics::Unit::ratio}};
     r.needs = {m::threads_per_inst};
     r.check = check;
+    r.lines = LineMeasure{
+        "the idle lanes of the warps' instructions",
+        [](const std::map<std::string, double>& c) {
+          return std::max(0.0, 32 * counted(c, source_counter::inst_executed) -
+                                   counted(c, source_counter::thread_inst_executed));
+        },
+        [](const LineFigures& f) {
+          return f.threads_per_instruction ? fmt::format("{:.1f} active threads per instruction",
+                                                         *f.threads_per_instruction)
+                                           : std::string();
+        }};
     return r;
   }();
   return rule;

@@ -33,6 +33,7 @@ const Rule& latency() {
                           "latency.long_scoreboard_share");
     r.rank = Rank::waiting;
     r.verdict = "latency-bound";
+    r.lines = stall_lines("long_scoreboard");
     return r;
   }();
   return rule;

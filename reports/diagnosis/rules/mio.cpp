@@ -33,6 +33,7 @@ const Rule& mio() {
     r.quantities = {{"mio_throttle_share", metrics::Unit::fraction}};
     r.needs = {m::stall_mio_throttle, m::warp_latency};
     r.check = stall_share(m::stall_mio_throttle, "mio_throttle_share", "mio.throttle_share");
+    r.lines = stall_lines("mio_throttle");
     return r;
   }();
   return rule;

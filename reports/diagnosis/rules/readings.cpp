@@ -119,4 +119,20 @@ std::optional<double> waves_of(const KernelContext& c) {
 
 double idle_last_wave(double waves) { return (std::ceil(waves) - waves) / std::ceil(waves); }
 
+double counted(const std::map<std::string, double>& counters, const char* name) {
+  auto it = counters.find(name);
+  return it == counters.end() ? 0.0 : it->second;
+}
+
+LineMeasure stall_lines(const char* reason) {
+  const std::string key = std::string(source_counter::stall_prefix) + reason;
+  return {fmt::format("the warps' {} stall samples", reason),
+          [key](const std::map<std::string, double>& c) { return counted(c, key.c_str()); },
+          [reason = std::string(reason)](const LineFigures& f) {
+            return f.top_stall == reason && f.top_stall_share
+                       ? fmt::format("{:.0f}% of the line's samples", 100 * *f.top_stall_share)
+                       : std::string();
+          }};
+}
+
 }  // namespace gpulab::report::walk::rules

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,5 +61,11 @@ std::optional<double> waves_of(const KernelContext& c);
 
 // The share of SM time a partial last wave leaves idle.
 double idle_last_wave(double waves);
+
+// The lines of a finding that waits on one stall reason: where the warps' samples of it are.
+LineMeasure stall_lines(const char* reason);
+
+// A per-instruction counter, 0 where it was not collected.
+double counted(const std::map<std::string, double>& counters, const char* name);
 
 }  // namespace gpulab::report::walk::rules

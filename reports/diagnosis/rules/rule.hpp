@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis_model.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/source/line_view.hpp"
 #include "reports/timeline_model.hpp"
 
 namespace gpulab::report::walk {
@@ -94,6 +96,15 @@ struct Quantity {
   metrics::Unit unit;
 };
 
+// Where a rule's finding sits in the code: the part of an instruction's counters (its
+// SassInstruction::counters) that its evidence counts, and what that part is, for "97% of the
+// global sectors beyond 4 per request"; and what a line's figures say of it.
+struct LineMeasure {
+  std::string what;
+  std::function<double(const std::map<std::string, double>& counters)> amount;
+  std::function<std::string(const LineFigures& figures)> detail;
+};
+
 struct Rule {
   const char* id;                           // the node's id in the path ("coalescing"); stable API
   const char* question;                     // what the node asks, as the path prints it
@@ -110,6 +121,8 @@ struct Rule {
   double standing_score = 0;
   Rank rank = Rank::by_score;
   const char* verdict = nullptr;  // the verdict its finding sets when it is principal
+  // For a line-shaped finding, where per-instruction data exists: how its lines are found.
+  std::optional<LineMeasure> lines;
 };
 
 }  // namespace gpulab::report::walk

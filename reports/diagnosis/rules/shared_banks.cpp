@@ -2,6 +2,9 @@
 #include "reports/diagnosis/rules/rules.hpp"
 
 #include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "reports/derived.hpp"
 #include "reports/diagnosis/rules/readings.hpp"
@@ -76,6 +79,17 @@ const Rule& shared_banks() {
                     {"shared_wait_share", metrics::Unit::fraction}};
     r.needs = {m::shld_wavefronts, m::shst_wavefronts, m::shld_inst, m::shst_inst};
     r.check = check;
+    r.lines = LineMeasure{"the shared-memory wavefronts beyond one per request",
+                          [](const std::map<std::string, double>& c) {
+                            return std::max(0.0, counted(c, source_counter::shared_wavefronts) -
+                                                     counted(c, source_counter::shared_requests));
+                          },
+                          [](const LineFigures& f) {
+                            return f.wavefronts_per_shared_request
+                                       ? fmt::format("{:.1f} wavefronts per request",
+                                                     *f.wavefronts_per_shared_request)
+                                       : std::string();
+                          }};
     return r;
   }();
   return rule;

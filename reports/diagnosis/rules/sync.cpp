@@ -28,6 +28,7 @@ const Rule& sync() {
     r.quantities = {{"barrier_share", metrics::Unit::fraction}};
     r.needs = {m::stall_barrier, m::warp_latency};
     r.check = stall_share(m::stall_barrier, "barrier_share", "sync.barrier_share", true);
+    r.lines = stall_lines("barrier");
     return r;
   }();
   return rule;

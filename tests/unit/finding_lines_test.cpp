@@ -1,0 +1,107 @@
+// A finding names its lines: where a kernel has per-instruction data, each finding whose rule
+// measures lines names the (at most three) lines that hold most of its evidence.
+#include <filesystem>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/base/input_file.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/finding_lines.hpp"
+#include "reports/report.hpp"
+#include "reports/report_json.hpp"
+#include "unit/run_cli.hpp"
+
+namespace gpulab::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kRoot = GPULAB_SOURCE_DIR;
+const std::string kHandMade =
+    (kRoot / "tests/fixtures/source/transpose_naive.hand-made.json").string();
+
+int marked_line() {  // the naive transpose's store (labs/transpose.cu's first marker)
+  std::istringstream in(read_file((kRoot / "labs/transpose.cu").string()));
+  int n = 0;
+  for (std::string line; std::getline(in, line);)
+    if (++n && line.find("// PROBLEM:") != std::string::npos) return n + 1;
+  return 0;
+}
+
+const Finding* finding(const Diagnosis& d, const std::string& id) {
+  for (const auto& f : d.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST(FindingLines, TheUncoalescedStoreIsNamedWithItsShare) {
+  Report r = load_report(kHandMade);
+  diagnose_report(r, Thresholds());
+  const auto& d = *r.variants.at(0).kernels.at(0).diagnosis;
+  const auto* f = finding(d, "uncoalesced-global");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->lines.size(), 1u) << "the load moves 4 sectors per request: no excess there";
+  EXPECT_EQ(f->lines[0].file, "labs/transpose.cu");
+  EXPECT_EQ(f->lines[0].line, marked_line());
+  EXPECT_DOUBLE_EQ(f->lines[0].share, 1.0);
+  EXPECT_EQ(f->lines[0].what, "the global sectors beyond 4 per request");
+  EXPECT_EQ(f->lines[0].detail, "18.0 sectors per request");
+  EXPECT_EQ(d.findings.front().id, "uncoalesced-global") << "the ranking is the tree's";
+
+  // In the text, and through the JSON.
+  const auto text = test::run_cli({"diagnose", "--report", kHandMade});
+  EXPECT_NE(text.out.find("     at labs/transpose.cu:" + std::to_string(marked_line()) +
+                          ": 100.0% of the global sectors beyond 4 per request, 18.0 sectors per "
+                          "request\n"),
+            std::string::npos)
+      << text.out;
+  const Report back = from_json(nlohmann::json::parse(to_json(r).dump()));
+  EXPECT_EQ(back.variants[0].kernels[0].diagnosis->findings.front().lines.at(0).line,
+            marked_line());
+}
+
+TEST(FindingLines, AStallFindingNamesItsTopLinesInOrder) {
+  KernelSource s;
+  s.origin = "hand-made";
+  const auto add = [&s](int line, double waits) {
+    SassInstruction i;
+    i.offset = 16 * s.instructions.size();
+    i.sass = "LDG.E R2, desc[UR4][R2.64]";
+    i.where = SourceLine{"k.cu", line, "", 0};
+    i.counters = {{"samples", waits + 1}, {"samples.long_scoreboard", waits}};
+    s.instructions.push_back(i);
+  };
+  for (auto [line, waits] : {std::pair{10, 5.0}, {11, 60.0}, {12, 0.0}, {13, 25.0}, {14, 10.0}})
+    add(line, waits);
+  add(11, 0);  // a second instruction of line 11
+  s.instructions.push_back({0x200, "EXIT", std::nullopt, {{"samples.long_scoreboard", 0}}});
+  Diagnosis d;
+  Finding latency, tail;
+  latency.id = "latency-bound";
+  tail.id = "tail-effect";  // not line-shaped
+  d.findings = {latency, tail};
+  attach_lines(d, s);
+  const auto& lines = d.findings[0].lines;
+  ASSERT_EQ(lines.size(), kLinesPerFinding);
+  EXPECT_EQ(lines[0].line, 11);
+  EXPECT_DOUBLE_EQ(lines[0].share, 0.6);
+  EXPECT_EQ(lines[1].line, 13);
+  EXPECT_EQ(lines[2].line, 14);
+  EXPECT_EQ(lines[0].what, "the warps' long_scoreboard stall samples");
+  EXPECT_EQ(lines[0].detail, "97% of the line's samples");  // 60 of its 62
+  EXPECT_TRUE(d.findings[1].lines.empty());
+}
+
+TEST(FindingLines, NoPerInstructionDataNoLines) {
+  Report r = load_report((kRoot / "tests/fixtures/labs/transpose.json").string());
+  diagnose_report(r, Thresholds());
+  for (const auto& v : r.variants)
+    for (const auto& k : v.kernels)
+      if (k.diagnosis)
+        for (const auto& f : k.diagnosis->findings) EXPECT_TRUE(f.lines.empty()) << f.id;
+}
+
+}  // namespace
+}  // namespace gpulab::report
