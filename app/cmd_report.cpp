@@ -4,6 +4,7 @@
 
 #include "app/commands.hpp"
 #include "app/outputs.hpp"
+#include "app/source_files.hpp"
 #include "app/version.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/base/output_file.hpp"
@@ -55,6 +56,7 @@ int run_report(const ReportOptions& options, const std::vector<std::string>& arg
     report::HtmlPage page;
     page.argv = argv;
     page.generator = fmt::format("gpulab {} ({})", kVersion, kGitSha);
+    page.source_text = files_on_disk();
     write_output(options.html_path, report::render_html(reports, page), io.out);
     if (options.html_path != kStandardStream)
       io.err << fmt::format("wrote {}\n", options.html_path);

@@ -1,12 +1,10 @@
 // `gpulab source`: a kernel's source with its hot lines marked, from a report that holds the
 // kernel's per-instruction data (its `source` section). No GPU needed with --report.
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
 #include "app/session.hpp"
+#include "app/source_files.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/render/render_source.hpp"
@@ -15,19 +13,6 @@
 
 namespace gpulab::app {
 namespace {
-
-// A file's text: the report's copy when it embedded one, else the file itself, by the name the
-// line table gives it (relative to the current folder when relative).
-report::SourceText text_from(const report::KernelSource& source) {
-  return [&source](const std::string& file) -> std::optional<std::string> {
-    if (auto it = source.files.find(file); it != source.files.end()) return it->second;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-}
 
 bool kernel_matches(const report::Kernel& k, const std::string& wanted) {
   return wanted.empty() || k.name == wanted || k.function.find(wanted) != std::string::npos ||
@@ -85,7 +70,7 @@ int run_source(const SourceOptions& options, Session& session, Io& io) {
       std::string title = fmt::format("{} / {}", v.name, k.name);
       if (function != k.name) title += ": " + function;
       io.out << (shown++ ? "\n" : "")
-             << report::render_source(title, *k.source, view, text_from(*k.source), style);
+             << report::render_source(title, *k.source, view, source_text(*k.source), style);
     }
   }
   if (matched == 0)

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -49,6 +51,8 @@ svg .roof { stroke: #cf222e; stroke-width: 2; fill: none; }
 svg .roof.compute { stroke: #1a7f37; } svg .point { fill: #0969da; stroke: #fff; }
 svg .point.model { fill: #fff; stroke: #0969da; stroke-width: 2; }
 svg .kernel { fill: #0969da; } svg .copy { fill: #bf8700; } svg .memset { fill: #8c959f; }
+figure.source pre { background: #f6f8fa; padding: .6em; overflow-x: auto; font-size: 12px; }
+figure.source .hot { background: #ffebe9; font-weight: 600; }
 svg .migration { fill: #cf222e; } svg .communication { fill: #8250df; } svg .small { font-size: 10px; fill: #57606a; }
 @media print { details { break-inside: avoid; } details:not([open]) > *:not(summary) { display: block; } }
 )";
@@ -289,6 +293,15 @@ std::string evidence_html(const std::vector<Evidence>& evidence) {
   return out;
 }
 
+std::string lines_html(const std::vector<FindingLine>& lines) {
+  std::string out;
+  for (const auto& l : lines)
+    out += fmt::format("<br>at <code>{}:{}</code>: {} of {}{}", esc(l.file), l.line,
+                       units::percent(l.share), esc(l.what),
+                       l.detail.empty() ? "" : ", " + esc(l.detail));
+  return out;
+}
+
 std::string diagnosis_html(const Diagnosis& d) {
   std::string out =
       fmt::format("<p>verdict: <strong>{}</strong></p>\n<ol class=\"path\">\n", esc(d.verdict));
@@ -304,13 +317,32 @@ std::string diagnosis_html(const Diagnosis& d) {
   for (const auto& f : d.findings)
     out += fmt::format(
         "<li><span class=\"{}\">[{}]</span> <strong>{}</strong> <code>{}</code><br>{}<br>"
-        "<em>What to do:</em> {}<br><span class=\"evidence\">{}</span></li>\n",
+        "<em>What to do:</em> {}<br><span class=\"evidence\">{}</span>{}</li>\n",
         esc(f.severity), esc(f.severity), esc(f.title), esc(f.id), esc(f.explanation),
-        esc(f.recommendation), evidence_html(f.evidence));
+        esc(f.recommendation), evidence_html(f.evidence), lines_html(f.lines));
   return out + "</ol>\n";
 }
 
-std::string kernel_html(const Kernel& k, std::size_t launches) {
+// The kernel's source view of `gpulab source` (reports/render/render_source.hpp), its hot lines
+// marked for the eye.
+std::string source_html(const KernelSource& source, const SourceText& text_of) {
+  // The report's own copy of a file first, then the page's.
+  const SourceText text = [&](const std::string& file) -> std::optional<std::string> {
+    if (auto it = source.files.find(file); it != source.files.end()) return it->second;
+    return text_of ? text_of(file) : std::nullopt;
+  };
+  const std::string view = render_source("", source, {}, text, Style());
+  std::string out = "<figure class=\"source\"><figcaption>Source lines</figcaption><pre>";
+  std::istringstream lines(view);
+  std::string line;
+  std::getline(lines, line);  // the empty title
+  while (std::getline(lines, line))
+    out += line.rfind(">>", 0) == 0 ? "<span class=\"hot\">" + esc(line) + "</span>\n"
+                                    : esc(line) + "\n";
+  return out + "</pre></figure>\n";
+}
+
+std::string kernel_html(const Kernel& k, std::size_t launches, const SourceText& text_of) {
   const auto& a = k.attributes;
   std::string out = fmt::format(
       "<h4>{}{}</h4>\n<p class=\"mono\">{}</p>\n<p>grid {} × block {}, {} registers/thread, {} "
@@ -322,6 +354,7 @@ std::string kernel_html(const Kernel& k, std::size_t launches) {
       units::bytes(double(a.static_shared_bytes + a.dynamic_shared_bytes)),
       units::percent(a.theoretical_occupancy));
   if (k.diagnosis) out += diagnosis_html(*k.diagnosis);
+  if (k.source) out += source_html(*k.source, text_of);
   return out;
 }
 
@@ -380,7 +413,7 @@ std::string timeline_html(const Timeline& t, const std::string& variant) {
   return out;
 }
 
-std::string report_section(const Report& r) {
+std::string report_section(const Report& r, const SourceText& text_of) {
   std::string out = fmt::format("<section class=\"lab\" id=\"lab-{}\">\n<h2>{}</h2>\n",
                                 anchor(r.subject()), esc(r.subject()));
   if (!r.lab.summary.empty()) out += fmt::format("<p>{}</p>\n", esc(r.lab.summary));
@@ -409,7 +442,7 @@ std::string report_section(const Report& r) {
              v.kernels[j].name == v.kernels[i].name &&
              v.kernels[j].function == v.kernels[i].function)
         ++j;
-      out += kernel_html(v.kernels[i], j - i);
+      out += kernel_html(v.kernels[i], j - i, text_of);
       i = j;
     }
     out += "</details>\n";
@@ -435,7 +468,7 @@ std::string render_html(const std::vector<Report>& reports, const HtmlPage& page
                         anchor(r.subject()), esc(r.subject()));
   out += fmt::format("<dt>reports</dt><dd>{}</dd>\n</dl>\n</header>\n", labs);
   if (reports.size() > 1) out += limits_table(reports);
-  for (const auto& r : reports) out += report_section(r);
+  for (const auto& r : reports) out += report_section(r, page.source_text);
   return out + page_tail();
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "reports/diagnosis/compare.hpp"
+#include "reports/render/render_source.hpp"
 #include "reports/report_fwd.hpp"
 
 namespace gpulab::report {
@@ -22,6 +23,9 @@ struct HtmlPage {
   std::string title = "gpulab report";
   std::vector<std::string> argv;  // the command that made the page
   std::string generator;          // "gpulab 0.1.0 (sha)"
+  // The texts of the kernels' source files, for their source views: the reports' own copies
+  // only, when empty.
+  SourceText source_text;
 };
 
 std::string render_html(const std::vector<Report>& reports, const HtmlPage& page);

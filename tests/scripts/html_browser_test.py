@@ -3,7 +3,9 @@
 H200 (and a hostile report) to one page each, headless Chromium loads each page from disk, and
 the test checks the DOM Chromium built (the sections, one roofline point per variant with FLOPs,
 a Gantt chart per traced variant, no element injected by report strings) and that a screenshot
-of the page is not blank.
+of the page is not blank. And the source view of a kernel with per-instruction data (the
+hand-made fixture of tests/fixtures/source): its hot line, the one labs/transpose.cu marks, and
+the finding that names it.
 
 usage: html_browser_test.py GPULAB_BINARY FIXTURES_DIR
 Exits 77 (ctest's skip code) only when no Chromium is installed.
@@ -79,6 +81,39 @@ def hostile_report(path, template):
         json.dump(r, f)
 
 
+def marked_line(source):
+    """The line after the first `// PROBLEM:` comment of `source`."""
+    with open(source) as f:
+        for n, text in enumerate(f, start=1):
+            if "// PROBLEM:" in text:
+                return n + 1
+    raise AssertionError("no marker in " + source)
+
+
+def source_view_problems(gpulab, exe, fixtures, tmp):
+    report = os.path.join(fixtures, "source", "transpose_naive.hand-made.json")
+    page = os.path.join(tmp, "source.html")
+    subprocess.run([gpulab, "report", report, "-o", page], check=True, capture_output=True)
+    dom = chromium(exe, "--dump-dom", "file://" + page)
+    where = f"labs/transpose.cu:{marked_line('labs/transpose.cu')}"
+    problems = []
+    if dom.count('<figure class="source">') != 1:
+        problems.append("no source view")
+    hot = [part.split("</span>")[0] for part in dom.split('<span class="hot">')[1:]]
+    if not hot or where not in hot[0]:
+        problems.append(f"the first hot line is not {where}: {hot[:1]}")
+    if not any("if (row &lt; rows) out[" in line for line in hot):
+        problems.append("the marked line's code is not marked hot")
+    if f"at <code>{where}</code>: 100.0% of the global sectors beyond 4 per request" not in dom:
+        problems.append("the finding does not name its line")
+    shot = os.path.join(tmp, "source.png")
+    chromium(exe, "--window-size=1200,1600", "--screenshot=" + shot, "file://" + page)
+    if png_is_blank(shot):
+        problems.append("blank screenshot")
+    print(f"source view: {len(hot)} hot lines: {'ok' if not problems else 'FAIL ' + '; '.join(problems)}")
+    return problems
+
+
 def main():
     gpulab, fixtures = sys.argv[1], sys.argv[2]
     exe = browser()
@@ -120,6 +155,8 @@ def main():
                   f"screenshot: {status}")
             if problems:
                 failures.append(name)
+        if source_view_problems(gpulab, exe, fixtures, tmp):
+            failures.append("source view")
         all_page = os.path.join(tmp, "all.html")
         subprocess.run([gpulab, "report", *reports, "-o", all_page], check=True,
                        capture_output=True)

@@ -9,6 +9,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/diagnosis/compare.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/limits.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/render_html.hpp"
@@ -165,6 +166,28 @@ Report hostile() {
   v.kernels.push_back(k);
   r.variants.push_back(v);
   return r;
+}
+
+// A kernel with per-instruction data gets its source view, its hot lines marked, and its findings
+// name their lines; the text of a file the report did not embed comes from the page's reader.
+TEST(RenderHtml, AKernelWithPerInstructionDataShowsItsSourceLines) {
+  Report r =
+      load_report(std::string(GPULAB_FIXTURES_DIR) + "/source/transpose_naive.hand-made.json");
+  diagnose_report(r, Thresholds());
+  HtmlPage page;
+  page.source_text = [](const std::string& file) -> std::optional<std::string> {
+    if (file != "labs/transpose.cu") return std::nullopt;
+    std::string text;
+    for (int n = 1; n <= 50; ++n) text += "line " + std::to_string(n) + " <of> the file\n";
+    return text;
+  };
+  const std::string html = render_html({r}, page);
+  EXPECT_EQ(count(html, "<figure class=\"source\">"), 1u);
+  EXPECT_GE(count(html, "<span class=\"hot\">"), 2u) << "the hot line, above and in the file";
+  EXPECT_NE(html.find("line 45 &lt;of&gt; the file"), std::string::npos) << "escaped";
+  EXPECT_NE(html.find("of the global sectors beyond 4 per request"), std::string::npos);
+  // Without a reader, the lines by number only.
+  EXPECT_NE(render_html({r}, HtmlPage()).find("(source not found"), std::string::npos);
 }
 
 TEST(RenderHtml, StringsFromAReportCannotInjectMarkup) {
