@@ -12,6 +12,7 @@
 #include "reports/metric_catalogue.hpp"
 #include "reports/principal.hpp"
 #include "reports/report.hpp"
+#include "reports/source/line_view.hpp"
 #include "reports/timeline.hpp"
 
 namespace gpulab::report {
@@ -83,6 +84,70 @@ std::vector<MetricDelta> timeline_deltas(const Variant* a, const Variant* b) {
   return out;
 }
 
+// A line's instructions as text: what finds a line again after the source around it moved.
+std::vector<std::string> code_of(const LineRow& row) {
+  std::vector<std::string> out;
+  for (const auto* i : row.instructions) out.push_back(i->sass);
+  return out;
+}
+
+double share_of(const LineRow& row, const LineView& view) {
+  auto it = row.counters.find(view.weight);
+  return it == row.counters.end() || view.total <= 0 ? 0.0 : it->second / view.total;
+}
+
+// The lines hot in A or in B, each matched on the other side by the same instructions in the same
+// file (the line itself, or the line after the code around it moved), else by file and number (a
+// line whose code changed), else shown on one side only.
+std::vector<LineDelta> line_deltas(const KernelSource& a, const KernelSource& b) {
+  const LineView va = lines_of(a), vb = lines_of(b);
+  if (va.weight.empty() || va.weight != vb.weight) return {};
+  const auto find = [](const LineView& v, const LineRow& row) -> const LineRow* {
+    for (const auto& r : v.rows)
+      if (r.where == row.where) return &r;
+    return nullptr;
+  };
+  const auto by_code = [&](const LineView& v, const LineRow& row) -> const LineRow* {
+    const LineRow* found = nullptr;
+    for (const auto& r : v.rows)
+      if (r.where.file == row.where.file && code_of(r) == code_of(row)) {
+        if (found) return nullptr;  // ambiguous: not a match
+        found = &r;
+      }
+    return found;
+  };
+  std::vector<LineDelta> out;
+  std::vector<const LineRow*> done_b;
+  const auto unused = [&done_b](const LineRow* r) {
+    return r && std::find(done_b.begin(), done_b.end(), r) == done_b.end() ? r : nullptr;
+  };
+  for (const auto* row : hottest(va, kLinesCompared)) {
+    LineDelta d{row->where.file, row->where.line, 0, share_of(*row, va), std::nullopt, ""};
+    const LineRow* match = unused(by_code(vb, *row));
+    if (match)
+      d.matched_by = match->where.line == row->where.line ? "line" : "instruction";
+    else if ((match = unused(find(vb, *row))))
+      d.matched_by = "line";
+    if (match) {
+      d.line_b = match->where.line;
+      d.b = share_of(*match, vb);
+      done_b.push_back(match);
+    }
+    out.push_back(d);
+  }
+  for (const auto* row : hottest(vb, kLinesCompared)) {
+    if (std::find(done_b.begin(), done_b.end(), row) != done_b.end()) continue;
+    LineDelta d{row->where.file, row->where.line,    row->where.line,
+                std::nullopt,    share_of(*row, vb), ""};
+    if (const LineRow* match = find(va, *row)) {
+      d.a = share_of(*match, va);
+      d.matched_by = "line";
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
 KernelDelta kernel_delta(const Kernel* a, const Kernel* b, const CompareOptions& options) {
   KernelDelta out;
   out.name = a ? a->name : b->name;
@@ -92,6 +157,7 @@ KernelDelta kernel_delta(const Kernel* a, const Kernel* b, const CompareOptions&
     auto md = delta(name, a, b);
     if (md.a || md.b) out.metrics.push_back(std::move(md));
   }
+  if (a && b && a->source && b->source) out.lines = line_deltas(*a->source, *b->source);
   return out;
 }
 

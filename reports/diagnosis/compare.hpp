@@ -23,6 +23,8 @@
 namespace gpulab::report {
 
 inline constexpr double kNoiseSigmas = 3.0;
+// Lines compared per kernel: the hottest of each side.
+inline constexpr std::size_t kLinesCompared = 5;
 inline constexpr double kNoiseFloor = 0.02;
 
 enum class Verdict { same, faster, slower, changed, added, removed };
@@ -36,10 +38,23 @@ struct MetricDelta {
   Verdict verdict = Verdict::same;
 };
 
+// A source line of a kernel both reports hold per-instruction data of: its share of the kernel's
+// stall samples (of its instructions executed, where neither side took samples) in A and in B.
+struct LineDelta {
+  std::string file;
+  int line = 0;    // A's line (B's when A has none)
+  int line_b = 0;  // B's line: another number where the line moved and its instructions did not
+  std::optional<double> a, b;  // the line's share; empty where that side has no such line
+  std::string matched_by;      // "line" (file and number), "instruction" (the same SASS), or ""
+};
+
 struct KernelDelta {
   std::string name;    // kernel name in A (B's when A has none)
   std::string name_b;  // kernel name in B (empty when B has none)
   std::vector<MetricDelta> metrics;
+  // Where both kernels hold per-instruction data: the lines hot in either (reports/source/
+  // line_view.hpp), hottest in A first.
+  std::vector<LineDelta> lines;
 };
 
 // One variant (or one variant pair with --variants) across two reports.

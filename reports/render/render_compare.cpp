@@ -79,6 +79,15 @@ nlohmann::json variant_json(const VariantComparison& v) {
                          {"verdict", to_string(m.verdict)},
                          {"tolerance", metric_tolerance(m.name)}});
     kernels.push_back({{"name", k.name}, {"name_b", k.name_b}, {"metrics", std::move(metrics)}});
+    if (k.lines.empty()) continue;
+    auto& lines = kernels.back()["lines"] = nlohmann::json::array();
+    for (const auto& l : k.lines)
+      lines.push_back({{"file", l.file},
+                       {"line", l.line},
+                       {"line_b", l.line_b},
+                       {"a", l.a ? nlohmann::json(*l.a) : nlohmann::json()},
+                       {"b", l.b ? nlohmann::json(*l.b) : nlohmann::json()},
+                       {"matched_by", l.matched_by}});
   }
   nlohmann::json timeline = nlohmann::json::array();
   for (const auto& m : v.timeline)
@@ -150,6 +159,19 @@ std::string render_comparison(const Comparison& c, const Style& style) {
                                      ? shown(k.name, style)
                                      : shown(k.name, style) + " → " + shown(k.name_b, style);
       deltas_table(variant_name(v, style) + ": " + kernel, k.metrics);
+      if (k.lines.empty()) continue;
+      out += "\n" + heading(variant_name(v, style) + ": " + kernel + ", hot lines", style);
+      TextTable lines({"line", "A", "B", "change"});
+      const auto share = [](const std::optional<double>& s) {
+        return s ? units::percent(*s) : std::string("-");
+      };
+      for (const auto& l : k.lines) {
+        std::string where = fmt::format("{}:{}", shown(l.file, style), l.line);
+        if (l.line_b != l.line && l.line_b > 0) where += fmt::format(" → :{}", l.line_b);
+        lines.add_row({where, share(l.a), share(l.b),
+                       l.a && l.b ? fmt::format("{:+.1f} pts", 100 * (*l.b - *l.a)) : "-"});
+      }
+      out += render(lines, style);
     }
     const bool any_findings = !v.findings_resolved.empty() || !v.findings_introduced.empty() ||
                               !v.findings_unchanged.empty();

@@ -244,5 +244,47 @@ TEST(Compare, BadInputIsExit2NamingTheFile) {
   std::remove(future.c_str());
 }
 
+// Two reports of one kernel with per-instruction data: its hot lines side by side, matched by file
+// and line, or by their instructions where the source around them moved (here: every line two
+// further down, the store's samples cut to a tenth).
+TEST(Compare, HotLinesAreMatchedByLineOrByTheirInstructions) {
+  const std::string a = std::string(GPULAB_FIXTURES_DIR) + "/source/transpose_naive.hand-made.json";
+  auto doc = nlohmann::json::parse(read_file(a));
+  auto& source = doc["variants"][0]["kernels"][0]["source"];
+  int store_line = 0;
+  for (auto& i : source["instructions"]) {
+    if (i["sass"].get<std::string>().rfind("STG", 0) == 0) {
+      i["counters"]["samples"] = 90;
+      i["counters"]["samples.long_scoreboard"] = 61;
+      i["counters"]["samples.lg_throttle"] = 28;
+      store_line = source["lines"][i["line"].get<int>()]["line"];
+    }
+  }
+  for (auto& l : source["lines"]) l["line"] = l["line"].get<int>() + 2;
+  const auto b = write_temp(doc, "moved.json");
+  const auto c = report::compare_reports(report::load_report(a), report::load_report(b), "a", "b");
+  const auto& lines = c.variants.at(0).kernels.at(0).lines;
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].line, store_line) << "A's hottest first";
+  EXPECT_EQ(lines[0].line_b, store_line + 2);
+  EXPECT_EQ(lines[0].matched_by, "instruction");
+  EXPECT_NEAR(*lines[0].a, 0.951, 0.001);
+  EXPECT_LT(*lines[0].b, *lines[0].a) << "a smaller share of fewer samples";
+  const auto text = run_cli({"compare", a, b});
+  EXPECT_NE(text.out.find("naive: transpose_naive, hot lines"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("labs/transpose.cu:" + std::to_string(store_line) +
+                          " → :" + std::to_string(store_line + 2)),
+            std::string::npos)
+      << text.out;
+  const auto json = nlohmann::json::parse(run_cli({"compare", a, b, "--format", "json"}).out);
+  EXPECT_EQ(json["comparisons"][0]["variants"][0]["kernels"][0]["lines"][0]["matched_by"],
+            "instruction");
+  // A report compared with itself matches every line by its number.
+  const auto itself =
+      report::compare_reports(report::load_report(a), report::load_report(a), "a", "a");
+  for (const auto& l : itself.variants.at(0).kernels.at(0).lines) EXPECT_EQ(l.matched_by, "line");
+  std::remove(b.c_str());
+}
+
 }  // namespace
 }  // namespace gpulab
