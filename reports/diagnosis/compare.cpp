@@ -92,8 +92,7 @@ std::vector<std::string> code_of(const LineRow& row) {
 }
 
 double share_of(const LineRow& row, const LineView& view) {
-  auto it = row.counters.find(view.weight);
-  return it == row.counters.end() || view.total <= 0 ? 0.0 : it->second / view.total;
+  return view.total > 0 ? weight_of(row.counters, view) / view.total : 0.0;
 }
 
 // The lines hot in A or in B, each matched on the other side by the same instructions in the same

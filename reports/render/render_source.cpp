@@ -119,19 +119,15 @@ class View {
     std::vector<const SassInstruction*> shown;
     for (const auto& i : source_.instructions) shown.push_back(&i);
     if (!options_.sass && !lines_.weight.empty()) {
-      std::stable_sort(shown.begin(), shown.end(),
-                       [&](auto* a, auto* b) { return weight(a->counters) > weight(b->counters); });
+      std::stable_sort(shown.begin(), shown.end(), [&](auto* a, auto* b) {
+        return weight_of(a->counters, lines_) > weight_of(b->counters, lines_);
+      });
     }
     const std::size_t limit =
         options_.sass ? shown.size() : std::min<std::size_t>(shown.size(), 10);
     for (std::size_t k = 0; k < limit; ++k) instruction_line(*shown[k], "  ");
     if (limit < shown.size())
       out_ += fmt::format("  ⋮ {} more (--sass shows every one)\n", shown.size() - limit);
-  }
-
-  double weight(const std::map<std::string, double>& counters) const {
-    auto it = counters.find(lines_.weight);
-    return it == counters.end() ? 0.0 : it->second;
   }
 
   // The files, the one with the hottest line first.

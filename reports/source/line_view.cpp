@@ -22,16 +22,18 @@ bool counted(const KernelSource& source, const char* name) {
 
 }  // namespace
 
+double weight_of(const std::map<std::string, double>& counters, const LineView& view) {
+  auto it = counters.find(view.weight);
+  return it == counters.end() ? 0.0 : it->second;
+}
+
 LineView lines_of(const KernelSource& source) {
   LineView view;
   view.weight = counted(source, c::samples)         ? c::samples
                 : counted(source, c::inst_executed) ? c::inst_executed
                                                     : "";
   for (const auto& i : source.instructions) {
-    if (!view.weight.empty()) {
-      auto it = i.counters.find(view.weight);
-      if (it != i.counters.end()) view.total += it->second;
-    }
+    view.total += weight_of(i.counters, view);
     if (!i.where) {
       view.without_line.push_back(&i);
       continue;
@@ -54,10 +56,7 @@ LineView lines_of(const KernelSource& source) {
 std::vector<const LineRow*> hottest(const LineView& view, std::size_t n) {
   std::vector<const LineRow*> out;
   if (view.weight.empty()) return out;
-  const auto weight = [&view](const LineRow* r) {
-    auto it = r->counters.find(view.weight);
-    return it == r->counters.end() ? 0.0 : it->second;
-  };
+  const auto weight = [&view](const LineRow* r) { return weight_of(r->counters, view); };
   for (const auto& row : view.rows)
     if (weight(&row) > 0 && weight(&row) >= kHotShare * view.total) out.push_back(&row);
   std::stable_sort(out.begin(), out.end(),
@@ -68,10 +67,8 @@ std::vector<const LineRow*> hottest(const LineView& view, std::size_t n) {
 
 LineFigures figures_of(const std::map<std::string, double>& counters, const LineView& view) {
   LineFigures f;
-  if (!view.weight.empty() && view.total > 0) {
-    auto it = counters.find(view.weight);
-    if (it != counters.end()) f.share = it->second / view.total;
-  }
+  if (view.total > 0 && counters.count(view.weight))
+    f.share = weight_of(counters, view) / view.total;
   const std::string prefix = c::stall_prefix;
   double top = 0;
   for (const auto& [name, value] : counters)

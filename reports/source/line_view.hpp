@@ -27,6 +27,9 @@ struct LineView {
   double total = 0;  // the weight over the whole kernel
 };
 
+// The view's weight in `counters` (an instruction's or a line's); 0 where it was not counted.
+double weight_of(const std::map<std::string, double>& counters, const LineView& view);
+
 // Borrows `source`'s instructions: keep it alive while the view is used.
 LineView lines_of(const KernelSource& source);
 

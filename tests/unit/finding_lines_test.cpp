@@ -11,6 +11,7 @@
 #include "reports/diagnosis/finding_lines.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
+#include "unit/lab_markers.hpp"
 #include "unit/run_cli.hpp"
 
 namespace gpulab::report {
@@ -18,17 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = GPULAB_SOURCE_DIR;
-const std::string kHandMade =
-    (kRoot / "tests/fixtures/source/transpose_naive.hand-made.json").string();
-
-int marked_line() {  // the naive transpose's store (labs/transpose.cu's first marker)
-  std::istringstream in(read_file((kRoot / "labs/transpose.cu").string()));
-  int n = 0;
-  for (std::string line; std::getline(in, line);)
-    if (++n && line.find("// PROBLEM:") != std::string::npos) return n + 1;
-  return 0;
-}
+const fs::path kRoot = test::kSourceRoot;
+const std::string kHandMade = test::kHandMadeSource;
 
 const Finding* finding(const Diagnosis& d, const std::string& id) {
   for (const auto& f : d.findings)
@@ -44,7 +36,7 @@ TEST(FindingLines, TheUncoalescedStoreIsNamedWithItsShare) {
   ASSERT_NE(f, nullptr);
   ASSERT_EQ(f->lines.size(), 1u) << "the load moves 4 sectors per request: no excess there";
   EXPECT_EQ(f->lines[0].file, "labs/transpose.cu");
-  EXPECT_EQ(f->lines[0].line, marked_line());
+  EXPECT_EQ(f->lines[0].line, test::naive_store_line());
   EXPECT_DOUBLE_EQ(f->lines[0].share, 1.0);
   EXPECT_EQ(f->lines[0].what, "the global sectors beyond 4 per request");
   EXPECT_EQ(f->lines[0].detail, "18.0 sectors per request");
@@ -52,14 +44,14 @@ TEST(FindingLines, TheUncoalescedStoreIsNamedWithItsShare) {
 
   // In the text, and through the JSON.
   const auto text = test::run_cli({"diagnose", "--report", kHandMade});
-  EXPECT_NE(text.out.find("     at labs/transpose.cu:" + std::to_string(marked_line()) +
+  EXPECT_NE(text.out.find("     at labs/transpose.cu:" + std::to_string(test::naive_store_line()) +
                           ": 100.0% of the global sectors beyond 4 per request, 18.0 sectors per "
                           "request\n"),
             std::string::npos)
       << text.out;
   const Report back = from_json(nlohmann::json::parse(to_json(r).dump()));
   EXPECT_EQ(back.variants[0].kernels[0].diagnosis->findings.front().lines.at(0).line,
-            marked_line());
+            test::naive_store_line());
 }
 
 TEST(FindingLines, AStallFindingNamesItsTopLinesInOrder) {

@@ -11,13 +11,14 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
 #include "reports/source/nvdisasm.hpp"
+#include "unit/lab_markers.hpp"
 
 namespace gpulab::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = GPULAB_SOURCE_DIR;
+const fs::path kRoot = test::kSourceRoot;
 
 // What nvdisasm 13.2 prints for a two-line kernel with an inlined helper (nvcc 13.0 -lineinfo,
 // sm_90), shortened: its banner, directives, labels, annotations and instructions.
@@ -82,16 +83,6 @@ TEST(LineTable, AnInstructionOutsideAFunctionIsNotNvdisasm) {
   EXPECT_TRUE(read_nvdisasm("").empty());
 }
 
-// The lines each lab marks: the line after each `// PROBLEM:` comment.
-std::vector<int> marked_lines(const fs::path& source) {
-  std::istringstream in(read_file(source.string()));
-  std::vector<int> out;
-  int n = 0;
-  for (std::string line; std::getline(in, line);)
-    if (++n && line.find("// PROBLEM:") != std::string::npos) out.push_back(n + 1);
-  return out;
-}
-
 // The instruction that carries each lab's problem, where one opcode does: what the marked line
 // must hold (a prefix of the instruction, its predicate left out).
 const std::map<std::string, std::vector<std::string>>& expected_opcodes() {
@@ -121,7 +112,7 @@ TEST(LineTable, EachLabsMarkedLinesHoldTheirInstructions) {
   int labs = 0;
   for (const auto& entry : fs::directory_iterator(kRoot / "labs")) {
     if (entry.path().extension() != ".cu") continue;
-    const auto marks = marked_lines(entry.path());
+    const auto marks = test::marked_lines(entry.path());
     if (marks.empty()) continue;
     ++labs;
     const std::string lab = entry.path().stem().string();

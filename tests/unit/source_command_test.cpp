@@ -11,6 +11,7 @@
 #include "reports/render/table.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
+#include "unit/lab_markers.hpp"
 #include "unit/run_cli.hpp"
 
 namespace gpulab::report {
@@ -18,9 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = GPULAB_SOURCE_DIR;
-const std::string kHandMade =
-    (kRoot / "tests/fixtures/source/transpose_naive.hand-made.json").string();
+const fs::path kRoot = test::kSourceRoot;
+const std::string kHandMade = test::kHandMadeSource;
 
 // Runs `gpulab ARGS` from the repository root, where the line table's relative paths point.
 test::CliResult from_root(const std::vector<std::string>& args) {
@@ -29,15 +29,6 @@ test::CliResult from_root(const std::vector<std::string>& args) {
   auto r = test::run_cli(args);
   fs::current_path(previous);
   return r;
-}
-
-// The line after the first `// PROBLEM:` marker of labs/transpose.cu: the naive kernel's store.
-int marked_line() {
-  std::istringstream in(read_file((kRoot / "labs/transpose.cu").string()));
-  int n = 0;
-  for (std::string line; std::getline(in, line);)
-    if (++n && line.find("// PROBLEM:") != std::string::npos) return n + 1;
-  return 0;
 }
 
 std::vector<std::string> lines(const std::string& text) {
@@ -55,13 +46,14 @@ TEST(SourceCommand, TheMarkedLineComesFirstWithItsCounters) {
   EXPECT_EQ(out[0], "naive / transpose_naive") << "the function is named when it differs";
   EXPECT_NE(out[1].find("lines from hand-made; hot by samples"), std::string::npos) << out[1];
   // The hot lines come first, hottest first: the marked store, 32 sectors per request.
-  const std::string where = "labs/transpose.cu:" + std::to_string(marked_line());
+  const std::string where = "labs/transpose.cu:" + std::to_string(test::naive_store_line());
   EXPECT_EQ(out[2].rfind(">> " + where + " ", 0), 0u) << out[2];
   EXPECT_NE(out[2].find("long_scoreboard"), std::string::npos) << out[2];
   EXPECT_NE(out[2].find("18.0 sectors/req"), std::string::npos) << "4 and 32, weighed: " << out[2];
   // Then the file, the marked line's text beside its number and marked, the rest folded.
-  EXPECT_NE(r.out.find(">>   " + std::to_string(marked_line()) + "      if (row < rows) out["),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(">>   " + std::to_string(test::naive_store_line()) + "      if (row < rows) out["),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("⋮"), std::string::npos) << "folded lines";
   EXPECT_EQ(out[3], "") << "one hot line: the others hold under 5% of the samples each";
