@@ -69,6 +69,10 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                   "leave caches as the previous pass left them (default: all; none with "
                   "--replay-mode kernel)")
       ->check(one_of(kCacheControls));
+  cmd->add_flag("--source", s.source,
+                "Also collect per-instruction counters and warp-stall samples (two more "
+                "launches of each variant, untimed): 'gpulab source --report FILE' shows them "
+                "by line");
   cmd->add_option("--seed", s.seed, "Seed of the random inputs")
       ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()))
       ->capture_default_str();

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "app/interrupt.hpp"
+#include "app/source_collector.hpp"
 #include "app/utc_time.hpp"
 #include "app/version.hpp"
 #include "cupti/activity_tracer.hpp"
@@ -297,6 +298,28 @@ void trace_variants(cupti::ActivityTracer& tracer, labs::LabRun& run, report::Re
   }
 }
 
+// Per-instruction data for every measured variant, after its counters (app/source_collector.hpp).
+void collect_variant_sources(Session& session, labs::LabRun& run, report::Report& r,
+                             const RunSettings& settings, bool traced, cudaStream_t stream) {
+  std::vector<VariantLaunch> launches;
+  for (auto& v : r.variants) {
+    if (v.status == report::VariantStatus::skipped) continue;
+    launches.push_back({&v,
+                        [&run, &v, traced] {
+                          if (traced) run.prepare(v.name);
+                          GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+                        },
+                        [&run, &v, stream] {
+                          stop_if_interrupted();
+                          run.launch(v.name, stream);
+                          GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+                        }});
+  }
+  progress(settings,
+           fmt::format("{}: per-instruction counters and warp-stall samples", r.subject()));
+  collect_sources(session, r, launches);
+}
+
 }  // namespace
 
 report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings& settings,
@@ -322,7 +345,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   r.device = session.device();
   // Counters and timelines need CUPTI: without it the run stops here, before the lab's setup and
   // timing, with what to install (exit code 7). `--metrics none` on an untraced lab needs none.
-  if (!metric_names.empty() || spec.traced) cupti::require_library();
+  if (!metric_names.empty() || spec.traced || settings.source) cupti::require_library();
   r.lab = {spec.name, spec.topic, spec.summary};
   r.params = params;
 
@@ -337,6 +360,13 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   // Names the kernels of every variant, libraries' included; without it (another CUPTI client
   // holds the callbacks) the lab's own kernels are still named by the runtime.
   cupti::LaunchRecorder* recorder = session.launch_recorder();
+  // Per-instruction data names code by cubin, and PC sampling sees only the modules that load
+  // while it is enabled: both begin before the lab's modules load.
+  if (settings.source) {
+    session.cubins();
+    std::string why_not;
+    session.pc_sampler(why_not);
+  }
 
   stop_if_interrupted();
   progress(settings, fmt::format("{}: setting up", spec.name));
@@ -383,6 +413,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
     collect_counters(session, *run, r, metric_names, resolved, spec.traced, graph_launched, stream,
                      flusher);
   }
+  if (settings.source) collect_variant_sources(session, *run, r, settings, spec.traced, stream);
   report::derive_all(r);
   report::summarize_timelines(r);
   return r;

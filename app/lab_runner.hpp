@@ -28,6 +28,9 @@ struct RunSettings {
   std::string cache_control;
   std::uint64_t seed = 20261130;
   bool progress = false;  // one line per step on stderr
+  // Per-instruction counters and warp-stall samples into each kernel's `source`: two more
+  // launches of each variant, after the counters, neither timed.
+  bool source = false;
 };
 
 // Validates the settings against the lab first (UsageError before any GPU work), then:
@@ -35,7 +38,9 @@ struct RunSettings {
 //  2. per variant: time with CUDA events (warm-up, then `repeat` timed launches);
 //  3. traced labs: per variant, one more launch recorded by the activity tracer;
 //  4. counters for every variant, after all timing is done (counters perturb timing, and
-//     timing must not perturb counters): see profile_variant in lab_runner.cpp.
+//     timing must not perturb counters): see profile_variant in lab_runner.cpp;
+//  5. with `source`: per variant, one patched launch and one sampled launch
+//     (app/source_collector.hpp).
 report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings& settings,
                        const std::vector<std::string>& argv);
 

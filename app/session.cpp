@@ -2,8 +2,11 @@
 
 #include "app/device.hpp"
 #include "cupti/activity_tracer.hpp"
+#include "cupti/cubin_store.hpp"
 #include "cupti/launch_recorder.hpp"
+#include "cupti/pc_sampling.hpp"
 #include "cupti/range_profiler.hpp"
+#include "cupti/sass_metrics.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
 
@@ -75,6 +78,42 @@ cupti::LaunchRecorder* Session::launch_recorder() {
     }
   }
   return recorder_.get();
+}
+
+cupti::CubinStore* Session::cubins() {
+  if (!cubins_) {
+    cupti::LaunchRecorder* recorder = launch_recorder();
+    if (!recorder) return nullptr;
+    cubins_ = std::make_unique<cupti::CubinStore>();
+    recorder->capture_cubins(*cubins_);
+  }
+  return cubins_.get();
+}
+
+cupti::SassMetrics* Session::sass_metrics(std::string& why_not) {
+  device();
+  if (!sass_metrics_ && !sass_unavailable_) {
+    try {
+      sass_metrics_ = std::make_unique<cupti::SassMetrics>(device_index_);
+    } catch (const Error& e) {
+      sass_unavailable_ = e.what();
+    }
+  }
+  if (sass_unavailable_) why_not = *sass_unavailable_;
+  return sass_metrics_.get();
+}
+
+cupti::PcSampler* Session::pc_sampler(std::string& why_not) {
+  device();
+  if (!pc_sampler_ && !sampling_unavailable_) {
+    try {
+      pc_sampler_ = std::make_unique<cupti::PcSampler>();
+    } catch (const Error& e) {
+      sampling_unavailable_ = e.what();
+    }
+  }
+  if (sampling_unavailable_) why_not = *sampling_unavailable_;
+  return pc_sampler_.get();
 }
 
 void Session::note_error(const Error& error) {

@@ -17,8 +17,11 @@
 
 namespace gpulab::cupti {
 class ActivityTracer;
+class CubinStore;
 class LaunchRecorder;
+class PcSampler;
 class RangeProfiler;
+class SassMetrics;
 }
 
 namespace gpulab::app {
@@ -48,6 +51,20 @@ class Session {
   // libcupti cannot be loaded (a run without counters or timeline, which does not need it).
   cupti::LaunchRecorder* launch_recorder();
 
+  // The cubins of the modules loaded from the first call on (for per-instruction data: see
+  // cupti/cubin_store.hpp), captured by the launch recorder; nullptr without one.
+  cupti::CubinStore* cubins();
+
+  // Per-instruction counters (cupti/sass_metrics.hpp), configured on first request and kept:
+  // CUPTI takes one configuration per process. nullptr, with `why_not`, where unavailable.
+  cupti::SassMetrics* sass_metrics(std::string& why_not);
+
+  // The warp-stall sampler (cupti/pc_sampling.hpp), enabled on first request and kept: ask for
+  // it before the modules of the code to sample load. nullptr, with `why_not`, where unavailable.
+  cupti::PcSampler* pc_sampler(std::string& why_not);
+
+  int device_index() const { return device_index_; }
+
   // Probes whether counters can be read at all (for `info`): a libcupti that cannot be loaded
   // is one more reason they cannot, recorded in the device info, not an error.
   void probe_counters();
@@ -72,7 +89,11 @@ class Session {
   std::vector<std::string> profiler_metrics_;
   std::unique_ptr<cupti::RangeProfiler> profiler_;
   std::unique_ptr<cupti::ActivityTracer> tracer_;
+  std::unique_ptr<cupti::CubinStore> cubins_;  // before recorder_, which writes into it
   std::unique_ptr<cupti::LaunchRecorder> recorder_;
+  std::unique_ptr<cupti::SassMetrics> sass_metrics_;
+  std::unique_ptr<cupti::PcSampler> pc_sampler_;
+  std::optional<std::string> sass_unavailable_, sampling_unavailable_;
   bool recorder_unavailable_ = false;
   std::optional<std::string> tracing_unavailable_;
   std::optional<std::string> counters_unavailable_;  // set once counters were found missing

@@ -8,9 +8,11 @@
 #include "cupti/cupti_library.hpp"
 
 #include <cupti.h>
+#include <cupti_pcsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
 #include "reports/base/lazy_library.hpp"
@@ -54,7 +56,28 @@
   X(L, cuptiRangeProfilerStop, 1)                                              \
   X(L, cuptiRangeProfilerDecodeData, 1)                                        \
   X(L, cuptiRangeProfilerGetCounterDataInfo, 1)                                \
-  X(L, cuptiRangeProfilerCounterDataGetRangeInfo, 1)
+  X(L, cuptiRangeProfilerCounterDataGetRangeInfo, 1)                           \
+  /* per-instruction counters: cupti/sass_metrics.cpp */                       \
+  X(L, cuptiSassMetricsGetNumOfMetrics, 1)                                     \
+  X(L, cuptiSassMetricsGetMetrics, 1)                                          \
+  X(L, cuptiSassMetricsSetConfig, 1)                                           \
+  X(L, cuptiSassMetricsUnsetConfig, 1)                                         \
+  X(L, cuptiSassMetricsEnable, 1)                                              \
+  X(L, cuptiSassMetricsDisable, 1)                                             \
+  X(L, cuptiSassMetricsGetDataProperties, 1)                                   \
+  X(L, cuptiSassMetricsFlushData, 1)                                           \
+  /* warp-stall samples: cupti/pc_sampling.cpp */                              \
+  X(L, cuptiPCSamplingGetNumStallReasons, 1)                                   \
+  X(L, cuptiPCSamplingGetStallReasons, 1)                                      \
+  X(L, cuptiPCSamplingEnable, 1)                                               \
+  X(L, cuptiPCSamplingDisable, 1)                                              \
+  X(L, cuptiPCSamplingSetConfigurationAttribute, 1)                            \
+  X(L, cuptiPCSamplingStart, 1)                                                \
+  X(L, cuptiPCSamplingStop, 1)                                                 \
+  X(L, cuptiPCSamplingGetData, 1)                                              \
+  /* cubins and their lines: cupti/cubin_store.cpp */                          \
+  X(L, cuptiGetCubinCrc, 1)                                                    \
+  X(L, cuptiGetSassToSourceCorrelation, 1)
 
 namespace {
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cupti/cubin_store.hpp"
 #include "cupti/cupti_check.hpp"
 #include "cupti/launch_params.hpp"
 
@@ -13,6 +14,7 @@ struct LaunchRecorder::State {
   CUpti_SubscriberHandle subscriber = nullptr;
   std::mutex mutex;  // libraries may launch from threads of their own
   std::vector<LaunchRecord> launches;
+  CubinStore* cubins = nullptr;  // set by capture_cubins
 
   void enable(uint32_t on) {
     for (auto id : kDriverLaunches)
@@ -29,6 +31,14 @@ thread_local int t_runtime_depth = 0;
 
 void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                           const void* data) {
+  auto* state = static_cast<LaunchRecorder::State*>(userdata);
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (id != CUPTI_CBID_RESOURCE_MODULE_LOADED || state->cubins == nullptr) return;
+    const auto* resource = static_cast<const CUpti_ResourceData*>(data);
+    const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
+    if (module) state->cubins->add(module->pCubin, module->cubinSize);
+    return;
+  }
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
   if (info->callbackSite == CUPTI_API_EXIT) {
@@ -40,7 +50,6 @@ void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
   LaunchRecord r = runtime ? runtime_launch(id, info->functionParams)
                            : driver_launch(id, info->functionParams);
   r.mangled_name = info->symbolName ? info->symbolName : "";
-  auto* state = static_cast<LaunchRecorder::State*>(userdata);
   std::lock_guard<std::mutex> lock(state->mutex);
   state->launches.push_back(std::move(r));
 }
@@ -59,6 +68,12 @@ LaunchRecorder::LaunchRecorder() : state_(std::make_unique<State>()) {
 
 LaunchRecorder::~LaunchRecorder() {
   if (state_->subscriber) GPULAB_CUPTI_CHECK_NOEXCEPT(cuptiUnsubscribe(state_->subscriber));
+}
+
+void LaunchRecorder::capture_cubins(CubinStore& store) {
+  state_->cubins = &store;
+  GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, state_->subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                         CUPTI_CBID_RESOURCE_MODULE_LOADED));
 }
 
 std::vector<LaunchRecord> LaunchRecorder::record(const std::function<void()>& work) {

@@ -15,6 +15,8 @@
 
 namespace gpulab::cupti {
 
+class CubinStore;
+
 struct LaunchRecord {
   std::string mangled_name;
   std::uint32_t grid[3] = {0, 0, 0};
@@ -32,6 +34,11 @@ class LaunchRecorder {
   // Runs `work` and returns the kernels it launched, in launch order. Kernels launched by a
   // CUDA graph are not launches of their own and do not appear.
   std::vector<LaunchRecord> record(const std::function<void()>& work);
+
+  // From now on, copies the cubin of every module loaded into `store` (which must outlive the
+  // recorder): per-instruction data names its code by cubin. Modules loaded earlier are not
+  // seen; CUDA loads a module when one of its functions is first used.
+  void capture_cubins(CubinStore& store);
 
   struct State;
 

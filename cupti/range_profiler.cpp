@@ -12,6 +12,7 @@
 #include <cupti_version.h>
 #include <fmt/format.h>
 
+#include "cupti/cuda_context.hpp"
 #include "cupti/cupti_check.hpp"
 
 namespace gpulab::cupti {
@@ -59,23 +60,6 @@ const char* unavailable_remedy(CUptiResult r) {
       GPULAB_CUPTI_CHECK(status_);                                                             \
     }                                                                                          \
   } while (0)
-
-// cuCtxGetCurrent through the runtime's driver entry point, so that gpulab does not link
-// libcuda (which is absent on machines without a GPU driver, where `gpulab list` must work).
-CUcontext current_context() {
-  using GetCurrent = CUresult (*)(CUcontext*);
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  const cudaError_t err =
-      cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found);
-  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr)
-    throw ApiError("CUDA", static_cast<int>(err), "cannot reach the driver's cuCtxGetCurrent");
-  CUcontext ctx = nullptr;
-  const CUresult r = reinterpret_cast<GetCurrent>(fn)(&ctx);
-  if (r != CUDA_SUCCESS || ctx == nullptr)
-    throw ApiError("CUDA driver", static_cast<int>(r), "no current CUDA context to profile");
-  return ctx;
-}
 
 std::vector<const char*> c_names(const std::vector<std::string>& names) {
   std::vector<const char*> out;

@@ -33,6 +33,11 @@ json source_json(const KernelSource& source) {
               {"lines", std::move(lines)},
               {"instructions", std::move(instructions)}};
   if (!source.files.empty()) out["files"] = source.files;
+  if (source.sampling)
+    out["sampling"] = {{"period_cycles", source.sampling->period_cycles},
+                       {"samples", source.sampling->samples},
+                       {"dropped", source.sampling->dropped}};
+  if (!source.notes.empty()) out["notes"] = source.notes;
   return out;
 }
 
@@ -71,6 +76,13 @@ KernelSource read_source(const Reader& r) {
     for (auto it = files.node().begin(); it != files.node().end(); ++it)
       source.files[it.key()] = files.str(it.key());
   }
+  if (r.has("sampling")) {
+    const auto s = r.at("sampling");
+    source.sampling = StallSampling{s.at("period_cycles").as_count(), s.at("samples").as_count(),
+                                    s.at("dropped").as_count()};
+  }
+  if (r.has("notes"))
+    r.each("notes", [&](const Reader& n) { source.notes.push_back(n.as_string()); });
   return source;
 }
 

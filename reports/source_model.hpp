@@ -37,6 +37,8 @@ inline constexpr const char* global_sectors = "global_sectors";
 inline constexpr const char* global_requests = "global_requests";
 inline constexpr const char* shared_wavefronts = "shared_wavefronts";
 inline constexpr const char* shared_requests = "shared_requests";
+inline constexpr const char* local_loads = "local_loads";    // warp instructions: spills, stack
+inline constexpr const char* local_stores = "local_stores";  // and arrays kept in local memory
 inline constexpr const char* samples = "samples";
 inline constexpr const char* stall_prefix = "samples.";
 }  // namespace source_counter
@@ -46,6 +48,15 @@ struct SassInstruction {
   std::string sass;                 // the instruction as nvdisasm prints it, without the final ';'
   std::optional<SourceLine> where;  // none without line information
   std::map<std::string, double> counters;  // per-instruction counters and stall samples
+};
+
+// How a kernel's warp-stall samples were taken (CUPTI's PC sampling, one kernel at a time): every
+// `period_cycles` cycles, each SM sub-partition samples the program counter of one of its warps
+// and why it is not issuing.
+struct StallSampling {
+  std::uint64_t period_cycles = 0;
+  std::uint64_t samples = 0;  // taken in this kernel's launches, every reason
+  std::uint64_t dropped = 0;  // lost because the hardware buffer was full
 };
 
 // One kernel function's code: the report's `source` section of a kernel.
@@ -58,6 +69,9 @@ struct KernelSource {
   // The sources' texts by file, only when the user asked for them (--embed-source): sources may
   // be private, and a report travels.
   std::map<std::string, std::string> files;
+  std::optional<StallSampling> sampling;  // when stall samples were taken
+  // What could not be collected, one line each ("per-instruction counters: not collected: ...").
+  std::vector<std::string> notes;
   // Whether any instruction has a line: code built without -lineinfo (most library kernels) has
   // none, and is shown by instruction offset.
   bool has_lines() const {

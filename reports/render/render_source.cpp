@@ -20,7 +20,9 @@ namespace {
 std::string figures_text(const LineFigures& f) {
   std::vector<std::string> parts;
   if (f.share) parts.push_back(units::percent(*f.share));
-  if (!f.top_stall.empty() && f.top_stall_share)
+  if (f.few_samples)  // a reason's share of a handful of samples is noise
+    parts.push_back(fmt::format("only {:.0f} samples", *f.samples));
+  else if (!f.top_stall.empty() && f.top_stall_share)
     parts.push_back(fmt::format("{} {:.0f}%", f.top_stall, 100 * *f.top_stall_share));
   if (f.sectors_per_request)
     parts.push_back(fmt::format("{:.1f} sectors/req", *f.sectors_per_request));
@@ -106,7 +108,12 @@ class View {
       h += "; no per-instruction counters";
     else
       h += fmt::format("; hot by {} ({} in all)", lines_.weight, units::number(lines_.total));
-    return fitted(h, options_.width);
+    if (const auto& s = source_.sampling)
+      h += fmt::format("; a sample every {} cycles, {} dropped", s->period_cycles,
+                       units::number(static_cast<double>(s->dropped)));
+    h = fitted(h, options_.width);
+    for (const auto& note : source_.notes) h += "\n" + fitted(terminal_safe(note), options_.width);
+    return h;
   }
 
   // Code without line information: its hottest instructions (every one with --sass).

@@ -57,8 +57,10 @@ std::vector<const LineRow*> hottest(const LineView& view, std::size_t n) {
   std::vector<const LineRow*> out;
   if (view.weight.empty()) return out;
   const auto weight = [&view](const LineRow* r) { return weight_of(r->counters, view); };
+  const double floor = view.weight == c::samples ? kMinLineSamples : 0;
   for (const auto& row : view.rows)
-    if (weight(&row) > 0 && weight(&row) >= kHotShare * view.total) out.push_back(&row);
+    if (weight(&row) > 0 && weight(&row) >= kHotShare * view.total && weight(&row) >= floor)
+      out.push_back(&row);
   std::stable_sort(out.begin(), out.end(),
                    [&](const LineRow* a, const LineRow* b) { return weight(a) > weight(b); });
   if (out.size() > n) out.resize(n);
@@ -81,6 +83,10 @@ LineFigures figures_of(const std::map<std::string, double>& counters, const Line
   f.sectors_per_request = ratio(counters, c::global_sectors, c::global_requests);
   f.wavefronts_per_shared_request = ratio(counters, c::shared_wavefronts, c::shared_requests);
   f.threads_per_instruction = ratio(counters, c::thread_inst_executed, c::inst_executed);
+  if (auto it = counters.find(c::samples); it != counters.end()) {
+    f.samples = it->second;
+    f.few_samples = it->second < kMinLineSamples;
+  }
   return f;
 }
 

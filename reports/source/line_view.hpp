@@ -35,7 +35,11 @@ LineView lines_of(const KernelSource& source);
 
 // The `n` rows with the largest weight, largest first, of those that hold at least kHotShare of
 // the kernel's: a line with less is not where the time goes, however it ranks.
+// Where the weight is stall samples, a line also needs kMinLineSamples of them: a share read
+// from n samples is uncertain by about sqrt(n) samples (binomial), so a line with 20 is known
+// within about a fifth of its own count, and one with 3 could as well hold 0 or 6.
 inline constexpr double kHotShare = 0.05;
+inline constexpr double kMinLineSamples = 20;
 std::vector<const LineRow*> hottest(const LineView& view, std::size_t n);
 
 // What a row's counters say, each where its counters were collected.
@@ -46,6 +50,10 @@ struct LineFigures {
   std::optional<double> sectors_per_request;  // global memory
   std::optional<double> wavefronts_per_shared_request;
   std::optional<double> threads_per_instruction;  // active threads per warp instruction
+  std::optional<double> samples;                  // stall samples on the row, where taken
+  // Fewer than kMinLineSamples: the top stall's share would be noise, and the row is not ranked
+  // hot (hottest); views show the count instead.
+  bool few_samples = false;
 };
 LineFigures figures_of(const std::map<std::string, double>& counters, const LineView& view);
 

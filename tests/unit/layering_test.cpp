@@ -33,7 +33,7 @@ const std::vector<std::pair<std::string, std::set<std::string>>>& order() {
       {"inject", {"inject", "cupti", "reports", "reports/base"}},
       {"labs", {"labs", "labs/harness", "reports", "reports/base"}},
       {"labs/harness", {"labs/harness", "reports", "reports/base"}},
-      {"cupti", {"cupti", "reports", "reports/base"}},
+      {"cupti", {"cupti", "reports/source", "reports", "reports/base"}},
       {"reports/render",
        {"reports/render", "reports/diagnosis", "reports/source", "reports", "reports/base"}},
       {"reports/diagnosis", {"reports/diagnosis", "reports/source", "reports", "reports/base"}},

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Source lines on the GPU: what the chip offers (scripts/gpu/source_probe.cu: its SASS metrics,
+# stall reasons, a captured cubin's lines), `gpulab run LAB --source` on the labs (their reports
+# with per-instruction counters and stall samples, to record fixtures from), `gpulab source` on
+# transpose/naive, and ncu's source page of the same lab as the reference. Prints a short
+# summary last. From the repository root:
+#   bash scripts/gpu/source_lines.sh [LAB,LAB...] [OUT_DIR]
+set -uo pipefail
+only=${1:-}
+out=${2:-${OUT:-/tmp/gpulab-out}}
+source "$(dirname "$0")/common.sh"
+started=$(ms)
+trap pack_and_summarize EXIT
+
+step "probe"
+mkdir -p "$out/probe"
+if nvcc -std=c++17 -lineinfo -arch=sm_90 -o "$logs/source_probe" scripts/gpu/source_probe.cu \
+       -lcupti -lcuda >"$logs/probe_build.log" 2>&1; then
+  for mode in early late; do
+    timeout 120 "$logs/source_probe" "$out/probe" $mode >"$out/probe/probe-$mode.txt" 2>&1
+    note "probe $mode: exit $? ($(grep -c '^sass metric' "$out/probe/probe-$mode.txt") SASS metrics, $(grep -c '^stall ' "$out/probe/probe-$mode.txt") stall reasons, $(grep -c '^FAIL' "$out/probe/probe-$mode.txt") failed calls)"
+    grep -v '^sass metric\|^  pc\|^rec\|^stall \|^total' "$out/probe/probe-$mode.txt" | head -40
+  done
+else
+  tail -20 "$logs/probe_build.log"
+  note "probe: build failed"
+fi
+
+tar czf "$out/probe.tgz" -C "$out" probe && rm -rf "$out/probe"
+
+build_gpulab
+labs=$($bin list --format json | python3 -c 'import json,sys; print(" ".join(l["name"] for l in json.load(sys.stdin)))')
+[ -n "$only" ] && labs=${only//,/ }
+mkdir -p "$out/source"
+for lab in $labs; do
+  step "$lab"
+  t0=$(ms)
+  timeout 120 $bin run "$lab" --source --metrics none --repeat 3 --warmup 1 \
+      --json "$out/source/$lab.json" >"$logs/run_$lab.txt" 2>&1
+  rc=$?
+  tail -4 "$logs/run_$lab.txt"
+  note "$lab --source: exit $rc in $(( ($(ms) - t0) / 1000 )) s"
+done
+
+tar czf "$out/source.tgz" -C "$out" source && rm -rf "$out/source"
+# PC sampling stays enabled (stopped) while a --source run times its variants: the medians with
+# and without it, per variant, say whether that moves timing.
+step "timing with and without --source"
+for lab in streams transpose cuda-graphs; do
+  timeout 120 $bin run "$lab" --metrics none --json "$reports/plain_$lab.json" >/dev/null 2>&1
+  python3 - "$reports/plain_$lab.json" "$out/source.tgz" "$lab" <<'PY' | tee -a "$out/timing.txt"
+import json, sys, tarfile
+plain = json.load(open(sys.argv[1]))
+with tarfile.open(sys.argv[2]) as t:
+    src = json.load(t.extractfile(f"source/{sys.argv[3]}.json"))
+for a, b in zip(plain["variants"], src["variants"]):
+    ma, mb = a["timing"].get("median", 0), b["timing"].get("median", 0)
+    print(f"{sys.argv[3]}/{a['name']}: median {ma*1e6:.1f} us plain, {mb*1e6:.1f} us with --source ({(mb/ma-1)*100 if ma else 0:+.1f}%)")
+PY
+done
+
+step "gpulab source transpose --variant naive"
+tar xzf "$out/source.tgz" -C "$reports" source/transpose.json
+$bin source --report "$reports/source/transpose.json" --variant naive 2>&1 | head -40 | tee "$out/transpose-naive.txt"
+
+step "ncu source page, transpose"
+t0=$(ms)
+timeout 240 ncu --clock-control none --set full --import-source yes -k regex:transpose -c 5 \
+    -o "$logs/transpose" $bin run transpose --metrics none --repeat 1 --warmup 0 \
+    >"$logs/ncu_transpose.txt" 2>&1
+note "ncu --set full --import-source yes transpose: exit $? in $(( ($(ms) - t0) / 1000 )) s"
+ncu -i "$logs/transpose.ncu-rep" --page source --csv --print-source sass,cuda \
+    >"$out/ncu-source-transpose.csv" 2>"$logs/ncu_source.err"
+note "ncu --page source: exit $?, $(wc -l <"$out/ncu-source-transpose.csv") lines"
+head -c 1500 "$out/ncu-source-transpose.csv"
+
+step "GPU tests of source lines"
+gpu_tests "source-lines tests" source_lines "SourceLinesGpu.*" 300

@@ -1,0 +1,134 @@
+// From per-instruction records (what CUPTI's SASS metrics and PC sampling deliver) to a kernel's
+// `source`: joined with the disassembly of the same cubin by offset, or standing alone with the
+// lines a lookup gives; CUPTI's line table checked against nvdisasm's; too few samples on a line.
+#include <gtest/gtest.h>
+
+#include "reports/json_reader.hpp"
+#include "reports/source/collected.hpp"
+#include "reports/source/line_view.hpp"
+#include "reports/source_json.hpp"
+
+namespace gpulab::report {
+namespace {
+
+namespace c = source_counter;
+
+SassInstruction instruction(std::uint64_t offset, const std::string& sass, int line) {
+  SassInstruction i;
+  i.offset = offset;
+  i.sass = sass;
+  i.where = SourceLine{"k.cu", line};
+  return i;
+}
+
+// The disassembly of a three-instruction kernel: a load on line 6, a store on line 7.
+KernelSource listing() {
+  KernelSource s;
+  s.function = "_Z1kPf";
+  s.instructions = {instruction(0x0, "LDC R1, c[0x0][0x28]", 5),
+                    instruction(0x10, "LDG.E R2, desc[UR4][R2.64]", 6),
+                    instruction(0x20, "STG.E desc[UR4][R4.64], R2", 7)};
+  return s;
+}
+
+// A lookup that answers as the listing does, but one instruction further on each line.
+LineLookup shifted_lookup() {
+  return [](std::uint64_t, const std::string&, std::uint64_t offset) {
+    return std::optional<SourceLine>(SourceLine{"k.cu", 5 + static_cast<int>(offset / 0x10) + 1});
+  };
+}
+
+LineLookup listing_lookup() {
+  return [](std::uint64_t crc, const std::string& function, std::uint64_t offset) {
+    EXPECT_EQ(crc, 7u);
+    EXPECT_EQ(function, "_Z1kPf");
+    for (const auto& i : listing().instructions)
+      if (i.offset == offset) return i.where;
+    return std::optional<SourceLine>();
+  };
+}
+
+std::vector<InstructionRecord> records() {
+  return {{7, "_Z1kPf", 0x10, {{c::inst_executed, 100}, {c::global_requests, 100}}},
+          {7, "_Z1kPf", 0x20, {{c::inst_executed, 100}, {c::global_sectors, 3200}}},
+          {7, "_Z1kPf", 0x20, {{c::samples, 40}, {"samples.long_scoreboard", 30}}},
+          {7, "_Z1other", 0x20, {{c::inst_executed, 999}}}};
+}
+
+TEST(CollectedSource, JoinsTheListingByOffsetAndAddsRecordsAtOneOffset) {
+  const auto l = listing();
+  const KernelSource s = assemble_source("_Z1kPf", records(), &l, listing_lookup());
+  EXPECT_EQ(s.origin, "nvdisasm");
+  ASSERT_EQ(s.instructions.size(), 3u);
+  EXPECT_TRUE(s.instructions[0].counters.empty());
+  EXPECT_EQ(s.instructions[1].sass, "LDG.E R2, desc[UR4][R2.64]");
+  EXPECT_EQ(s.instructions[1].counters.at(c::inst_executed), 100);
+  // The store's two records (SASS metrics, stall samples) add up; the other function's do not.
+  EXPECT_EQ(s.instructions[2].counters.at(c::inst_executed), 100);
+  EXPECT_EQ(s.instructions[2].counters.at(c::global_sectors), 3200);
+  EXPECT_EQ(s.instructions[2].counters.at(c::samples), 40);
+  EXPECT_EQ(s.instructions[2].where->line, 7);
+}
+
+TEST(CollectedSource, WithoutAListingTheRecordsNameTheInstructionsAndTheLookupTheirLines) {
+  const KernelSource s = assemble_source("_Z1kPf", records(), nullptr, listing_lookup());
+  EXPECT_EQ(s.origin, "cupti");
+  ASSERT_EQ(s.instructions.size(), 2u);  // the offsets with records, in order
+  EXPECT_EQ(s.instructions[0].offset, 0x10u);
+  EXPECT_TRUE(s.instructions[0].sass.empty());
+  EXPECT_EQ(s.instructions[0].where->line, 6);
+  EXPECT_EQ(s.instructions[1].where->line, 7);
+  EXPECT_EQ(s.instructions[1].counters.at(c::samples), 40);
+}
+
+TEST(CollectedSource, ARecordBeyondTheListingIsKeptWithItsLookedUpLine) {
+  auto r = records();
+  r.push_back({7, "_Z1kPf", 0x30, {{c::inst_executed, 5}}});
+  const auto l = listing();
+  const KernelSource s =
+      assemble_source("_Z1kPf", r, &l, [](std::uint64_t, const std::string&, std::uint64_t) {
+        return std::optional<SourceLine>(SourceLine{"k.cu", 9});
+      });
+  ASSERT_EQ(s.instructions.size(), 4u);
+  EXPECT_EQ(s.instructions[3].offset, 0x30u);
+  EXPECT_EQ(s.instructions[3].where->line, 9);
+}
+
+TEST(CollectedSource, LineTablesThatAgreeHaveNoDisagreements) {
+  EXPECT_TRUE(line_disagreements(listing(), listing_lookup(), 7).empty());
+}
+
+TEST(CollectedSource, LineTablesThatDisagreeNameTheOffsets) {
+  const auto d = line_disagreements(listing(), shifted_lookup(), 7, 2);
+  ASSERT_EQ(d.size(), 2u);  // three differ; the limit holds
+  EXPECT_EQ(d[0], "0x0000: k.cu:5 vs k.cu:6");
+}
+
+TEST(CollectedSource, ALineWithFewSamplesIsNotRankedAndSaysSo) {
+  KernelSource s = listing();
+  s.instructions[1].counters = {{c::samples, kMinLineSamples - 1}};
+  s.instructions[2].counters = {{c::samples, 300}};
+  const LineView view = lines_of(s);
+  const auto hot = hottest(view, 3);
+  ASSERT_EQ(hot.size(), 1u);  // line 6 holds 6% of the samples, but only 19 of them
+  EXPECT_EQ(hot[0]->where.line, 7);
+  const LineFigures few = figures_of(view.rows[1].counters, view);
+  EXPECT_TRUE(few.few_samples);
+  EXPECT_EQ(few.samples, kMinLineSamples - 1);
+  EXPECT_FALSE(figures_of(view.rows[2].counters, view).few_samples);
+}
+
+TEST(CollectedSource, SamplingAndNotesSurviveTheReport) {
+  KernelSource s = listing();
+  s.sampling = StallSampling{1024, 5000, 3};
+  s.notes = {"per-instruction counters: not collected: shared wavefronts"};
+  const KernelSource back = read_source(Reader(source_json(s), "source"));
+  ASSERT_TRUE(back.sampling);
+  EXPECT_EQ(back.sampling->period_cycles, 1024u);
+  EXPECT_EQ(back.sampling->samples, 5000u);
+  EXPECT_EQ(back.sampling->dropped, 3u);
+  EXPECT_EQ(back.notes, s.notes);
+}
+
+}  // namespace
+}  // namespace gpulab::report
