@@ -140,7 +140,7 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bo
     if (cli.diagnose_cmd->parsed()) return run_diagnose(cli.diagnose, session, io, args);
     if (cli.selftest_cmd->parsed()) return run_selftest(cli.selftest, session, io);
     if (cli.report_cmd->parsed()) return run_report(cli.report, args, io);
-    if (cli.source_cmd->parsed()) return run_source(cli.source, session, io);
+    if (cli.source_cmd->parsed()) return run_source(cli.source, session, io, args);
     if (cli.profile_cmd->parsed()) return run_profile(cli.profile, session, io, args);
     if (cli.shell_cmd->parsed()) return run_shell(session, io);
     if (cli.complete_cmd->parsed()) return run_complete(cli.complete, io);

@@ -73,6 +73,9 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                 "Also collect per-instruction counters and warp-stall samples (two more "
                 "launches of each variant, untimed): 'gpulab source --report FILE' shows them "
                 "by line");
+  cmd->add_flag("--embed-source", s.embed_source,
+                "With --source: copy the text of every source file its lines name into the "
+                "report (sources may be private: off unless asked)");
   cmd->add_option("--seed", s.seed, "Seed of the random inputs")
       ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()))
       ->capture_default_str();
@@ -140,6 +143,8 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
   if (options.settings.metrics.empty() && options.diagnose && !lab.spec().traced)
     options.settings.metrics = "full";
   if (!options.json_path.empty()) check_output(options.json_path);
+  if (options.settings.embed_source && !options.settings.source)
+    throw UsageError("--embed-source copies the files --source collects lines of: add --source");
   options.settings.progress = io.progress;
 
   std::vector<std::string> full_argv{"gpulab"};

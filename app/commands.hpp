@@ -149,7 +149,8 @@ struct SourceOptions {
   bool sass = false;
 };
 CLI::App* add_source(CLI::App& root, SourceOptions& options);
-int run_source(const SourceOptions& options, Session& session, Io& io);
+int run_source(const SourceOptions& options, Session& session, Io& io,
+               const std::vector<std::string>& argv);
 
 struct ProfileOptions {
   std::string kernel;  // regular expression; empty: every kernel

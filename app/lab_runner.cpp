@@ -9,6 +9,7 @@
 
 #include "app/interrupt.hpp"
 #include "app/source_collector.hpp"
+#include "app/source_files.hpp"
 #include "app/utc_time.hpp"
 #include "app/version.hpp"
 #include "cupti/activity_tracer.hpp"
@@ -318,6 +319,16 @@ void collect_variant_sources(Session& session, labs::LabRun& run, report::Report
   progress(settings,
            fmt::format("{}: per-instruction counters and warp-stall samples", r.subject()));
   collect_sources(session, r, launches);
+  if (!settings.embed_source) return;
+  std::set<std::string> unread;
+  for (auto& v : r.variants)
+    for (auto& k : v.kernels)
+      if (k.source)
+        for (auto& file : embed_files(*k.source)) unread.insert(std::move(file));
+  for (const auto& file : unread)
+    r.warnings.push_back("--embed-source: " + file +
+                         " not embedded: not a readable file of at "
+                         "most 4 MiB here");
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ struct RunSettings {
   // Per-instruction counters and warp-stall samples into each kernel's `source`: two more
   // launches of each variant, after the counters, neither timed.
   bool source = false;
+  // With `source`: the text of every file the sources' lines name, copied into the report.
+  bool embed_source = false;
 };
 
 // Validates the settings against the lab first (UsageError before any GPU work), then:

@@ -15,6 +15,7 @@
 
 #include "app/cli.hpp"
 #include "unit/run_cli.hpp"
+#include "unit/temp_folder.hpp"
 
 namespace gpulab::app {
 namespace {
@@ -178,15 +179,7 @@ TEST(Cli, AValueNeverSwallowsAnOption) {
   expect_usage_error({"run", "transpose", "--warmup", "-3"}, "-3 is out of range");
 }
 
-// A folder of its own for a test's files, removed afterwards.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/gpulab-cli-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using TempDir = test::TempFolder;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

@@ -28,6 +28,7 @@
 #include "reports/base/input_file.hpp"
 #include "reports/base/output_file.hpp"
 #include "unit/run_binary.hpp"
+#include "unit/temp_folder.hpp"
 
 namespace gpulab {
 namespace {
@@ -38,22 +39,7 @@ const std::string kFixtures = GPULAB_FIXTURES_DIR;
 const std::string kTranspose = kFixtures + "/labs/transpose.json";
 const std::string kStreams = kFixtures + "/labs/streams.json";  // has timelines: --trace
 
-// A folder of the test's own, removed afterwards with everything in it.
-struct Folder {
-  std::string path;
-  Folder() {
-    std::string tmpl = ::testing::TempDir() + "gpulab-output-XXXXXX";
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~Folder() { std::filesystem::remove_all(path); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-  std::vector<std::string> names() const {
-    std::vector<std::string> all;
-    for (const auto& e : std::filesystem::directory_iterator(path))
-      all.push_back(e.path().filename().string());
-    return all;
-  }
-};
+using Folder = test::TempFolder;
 
 bool is_root() { return ::geteuid() == 0; }
 
