@@ -2,8 +2,9 @@
 # Source lines on the GPU: what the chip offers (scripts/gpu/source_probe.cu: its SASS metrics,
 # stall reasons, a captured cubin's lines), `gpulab run LAB --source` on the labs (their reports
 # with per-instruction counters and stall samples, to record fixtures from), `gpulab source` on
-# transpose/naive, and ncu's source page of the same lab as the reference. Prints a short
-# summary last. From the repository root:
+# transpose/naive, ncu's source page of the line-shaped labs compared line by line with gpulab's
+# (scripts/ncu_source_compare.py) and each tool's time, and the GPU tests of source lines.
+# Prints a short summary last. From the repository root:
 #   bash scripts/gpu/source_lines.sh [LAB,LAB...] [OUT_DIR]
 set -uo pipefail
 only=${1:-}
@@ -63,16 +64,28 @@ step "gpulab source transpose --variant naive"
 tar xzf "$out/source.tgz" -C "$reports" source/transpose.json
 $bin source --report "$reports/source/transpose.json" --variant naive 2>&1 | head -40 | tee "$out/transpose-naive.txt"
 
-step "ncu source page, transpose"
-t0=$(ms)
-timeout 240 ncu --clock-control none --set full --import-source yes -k regex:transpose -c 5 \
-    -o "$logs/transpose" $bin run transpose --metrics none --repeat 1 --warmup 0 \
-    >"$logs/ncu_transpose.txt" 2>&1
-note "ncu --set full --import-source yes transpose: exit $? in $(( ($(ms) - t0) / 1000 )) s"
-ncu -i "$logs/transpose.ncu-rep" --page source --csv --print-source sass,cuda \
-    >"$out/ncu-source-transpose.csv" 2>"$logs/ncu_source.err"
-note "ncu --page source: exit $?, $(wc -l <"$out/ncu-source-transpose.csv") lines"
-head -c 1500 "$out/ncu-source-transpose.csv"
+# ncu's source page of the same launches, and the per-line comparison (scripts/ncu_source_compare.py);
+# the wall time of each tool for the same lab, both with one timed launch: the cost of --source.
+for lab in ${GPULAB_NCU_SOURCE_LABS:-transpose coalescing aos-soa reduction matmul divergence atomics spill}; do
+  step "ncu source page, $lab"
+  t0=$(ms)
+  timeout 150 $bin run "$lab" --source --metrics none --repeat 1 --warmup 0 \
+      --json "$reports/cost_$lab.json" >"$logs/cost_$lab.txt" 2>&1
+  t1=$(ms)
+  timeout 240 ncu --clock-control none --section SourceCounters --section WarpStateStats \
+      --import-source yes -o "$logs/$lab" $bin run "$lab" --metrics none --repeat 1 --warmup 0 \
+      >"$logs/ncu_$lab.txt" 2>&1
+  rc=$?
+  t2=$(ms)
+  ncu -i "$logs/$lab.ncu-rep" --page source --csv --print-source sass,cuda \
+      >"$logs/ncu-source-$lab.csv" 2>>"$logs/ncu_source.err"
+  python3 scripts/ncu_source_compare.py "$reports/cost_$lab.json" "$logs/ncu-source-$lab.csv" \
+      >"$logs/compare_$lab.txt" 2>&1
+  tail -1 "$logs/compare_$lab.txt"
+  grep '^FAIL' "$logs/compare_$lab.txt" | head -5
+  note "$lab: gpulab --source $(( (t1 - t0) / 1000 )) s, ncu SourceCounters+WarpStateStats $(( (t2 - t1) / 1000 )) s (exit $rc); $(tail -1 "$logs/compare_$lab.txt")"
+done
+cat "$logs"/compare_*.txt > "$out/ncu-source-compare.txt" 2>/dev/null
 
 step "GPU tests of source lines"
 gpu_tests "source-lines tests" source_lines "SourceLinesGpu.*" 300
