@@ -1,12 +1,17 @@
 // From per-instruction records (what CUPTI's SASS metrics and PC sampling deliver) to a kernel's
 // `source`: joined with the disassembly of the same cubin by offset, or standing alone with the
-// lines a lookup gives; CUPTI's line table checked against nvdisasm's; too few samples on a line.
+// lines a lookup gives; CUPTI's line table checked against nvdisasm's; too few samples on a line;
+// and a report gpulab recorded on an H100 with `run aos-soa --source`, whose marked line moves 16
+// sectors per request.
 #include <gtest/gtest.h>
 
 #include "reports/json_reader.hpp"
+#include "reports/report.hpp"
+#include "reports/report_json.hpp"
 #include "reports/source/collected.hpp"
 #include "reports/source/line_view.hpp"
 #include "reports/source_json.hpp"
+#include "unit/lab_markers.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -128,6 +133,31 @@ TEST(CollectedSource, SamplingAndNotesSurviveTheReport) {
   EXPECT_EQ(back.sampling->samples, 5000u);
   EXPECT_EQ(back.sampling->dropped, 3u);
   EXPECT_EQ(back.notes, s.notes);
+}
+
+// Recorded on an H100 with an earlier build whose SASS configuration failed after the first
+// variant: the aos variant's per-instruction counters, no stall samples (tests/fixtures/README.md).
+TEST(CollectedSource, TheRecordedAosKernelsMarkedLoadMovesSixteenSectorsPerRequest) {
+  const Report r = load_report(
+      (test::kSourceRoot / "tests/fixtures/source/aos-soa.h100-sass-only.json").string());
+  const Kernel& aos = r.variants.at(0).kernels.at(0);
+  ASSERT_TRUE(aos.source);
+  EXPECT_EQ(aos.source->origin, "cupti");
+  const LineView view = lines_of(*aos.source);
+  EXPECT_EQ(view.weight, c::inst_executed);
+  const int marked = test::marked_lines(test::kSourceRoot / "labs/aos_soa.cu").at(0);
+  int global_lines = 0;
+  for (const auto& row : view.rows) {
+    const auto f = figures_of(row.counters, view);
+    if (!f.sectors_per_request) continue;
+    ++global_lines;
+    if (row.where.line == marked)
+      EXPECT_DOUBLE_EQ(*f.sectors_per_request, 16.0) << "one 4-byte field of a 16-byte particle";
+    else
+      EXPECT_DOUBLE_EQ(*f.sectors_per_request, 4.0) << "line " << row.where.line;
+    EXPECT_DOUBLE_EQ(*f.threads_per_instruction, 32.0);
+  }
+  EXPECT_EQ(global_lines, 2);  // the marked load and the store
 }
 
 }  // namespace
