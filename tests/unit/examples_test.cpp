@@ -11,6 +11,7 @@
 //   run of FILE         what `gpulab run` printed for the lab run saved in FILE
 //   run --all of DIR    the summary `gpulab run --all` printed for the reports saved in DIR
 //   selftest of DIR     the table `gpulab selftest` prints for the reports saved in DIR
+//   calibration of DIR  the estimated gains' calibration table over the reports saved in DIR
 //
 // GPULAB_UPDATE_EXAMPLES=1 writes the outputs of this build into the files instead of comparing.
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@
 #include "app/commands.hpp"
 #include "labs/harness/registry.hpp"
 #include "reports/base/input_file.hpp"
+#include "reports/diagnosis/estimates.hpp"
 #include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
@@ -77,6 +79,14 @@ std::string output_of(const std::string& what) {
     auto reports = lab_reports(w[2], &which);
     for (auto& r : reports) diagnose_into(r, report::Thresholds());
     return judge_labs(which, reports).text;
+  }
+  if (w.size() == 3 && w[0] == "calibration" && w[1] == "of") {
+    std::vector<report::CalibrationRow> rows;
+    for (auto& r : lab_reports(w[2])) {
+      diagnose_into(r, report::Thresholds());
+      for (auto& row : report::calibrate(r)) rows.push_back(std::move(row));
+    }
+    return report::calibration_table(rows);
   }
   ADD_FAILURE() << "an example of unknown kind: " << what;
   return "";

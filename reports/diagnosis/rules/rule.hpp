@@ -123,6 +123,11 @@ struct Rule {
   const char* verdict = nullptr;  // the verdict its finding sets when it is principal
   // For a line-shaped finding, where per-instruction data exists: how its lines are found.
   std::optional<LineMeasure> lines;
+  // What fixing the finding is worth (reports/diagnosis/estimates.hpp): the model ("roof",
+  // "tail"; none: no estimate), and whether it met the bounds on the labs' fixes
+  // (docs/estimates.md), without which the finding gives no estimate.
+  const char* estimate_model = nullptr;
+  bool estimate_calibrated = false;
 };
 
 }  // namespace gpulab::report::walk

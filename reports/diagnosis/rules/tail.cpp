@@ -55,6 +55,8 @@ const Rule& tail() {
     r.quantities = {{"waves", metrics::Unit::ratio},
                     {"idle_fraction_last_wave", metrics::Unit::fraction}};
     r.check = check;
+    // Not calibrated: no lab pair yet (docs/estimates.md).
+    r.estimate_model = "tail";
     return r;
   }();
   return rule;
