@@ -71,6 +71,11 @@ json diagnosis_json(const Diagnosis& d) {
                         {"detail", f.detail},
                         {"false_if", f.false_if},
                         {"labs", f.labs}});
+    if (f.estimate)
+      findings.back()["estimate"] = {{"saved", f.estimate->saved},
+                                     {"speedup", f.estimate->speedup()},
+                                     {"model", f.estimate->model},
+                                     {"inputs", f.estimate->inputs}};
     if (f.lines.empty()) continue;
     auto& lines = findings.back()["lines"] = json::array();
     for (const auto& l : f.lines)
@@ -123,6 +128,11 @@ Diagnosis read_diagnosis(const Reader& r) {
           finding.lines.push_back({l.str("file"), static_cast<int>(l.integer("line")),
                                    l.num("share"), l.str_or("what", ""), l.str_or("detail", "")});
         });
+      if (f.has("estimate")) {
+        const auto e = f.at("estimate");
+        finding.estimate =
+            Estimate{e.num("saved"), e.str("model"), e.number_map_or_empty("inputs")};
+      }
       d.findings.push_back(std::move(finding));
     });
   d.thresholds_overridden = r.number_map_or_empty("thresholds_overridden");

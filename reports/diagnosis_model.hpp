@@ -41,6 +41,15 @@ struct FindingLine {
   std::string detail;  // what the line's counters say of it ("32.0 sectors per request")
 };
 
+// What fixing a finding is worth, by a model calibrated on the labs' own fixes
+// (reports/diagnosis/estimates.hpp, docs/estimates.md).
+struct Estimate {
+  double saved = 0;   // fraction of the variant's time the fix saves, 0 to 1
+  std::string model;  // "roof", "tail"
+  std::map<std::string, double> inputs;
+  double speedup() const { return saved < 1 ? 1.0 / (1.0 - saved) : 0.0; }
+};
+
 struct Finding {
   std::string id;
   std::string title;
@@ -54,6 +63,8 @@ struct Finding {
   std::vector<std::string> labs;
   // Where per-line data exists: the lines that hold most of the finding's evidence, at most three.
   std::vector<FindingLine> lines;
+  // Where its rule's model is calibrated and the variant has what it needs; none otherwise.
+  std::optional<Estimate> estimate;
 };
 
 struct Diagnosis {

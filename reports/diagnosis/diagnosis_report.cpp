@@ -6,6 +6,7 @@
 #include <map>
 
 #include "reports/diagnosis/diagnosis.hpp"
+#include "reports/diagnosis/estimates.hpp"
 #include "reports/diagnosis/finding_lines.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
@@ -39,6 +40,7 @@ void diagnose_report(Report& report, const Thresholds& thresholds, const KernelA
       KernelContext c{&k, &v, model, &report.device, launches.at(function_key(k))};
       k.diagnosis = diagnose(c, thresholds);
       if (k.source) attach_lines(*k.diagnosis, *k.source);
+      for (auto& f : k.diagnosis->findings) f.estimate = estimate(report, v, f.id);
     }
     if (v.timeline) v.timeline->diagnosis = diagnose_timeline(*v.timeline, thresholds);
   }

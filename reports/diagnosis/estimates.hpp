@@ -12,13 +12,6 @@
 
 namespace gpulab::report {
 
-struct Estimate {
-  double saved = 0;   // fraction of the variant's time, 0 to 1
-  std::string model;  // "roof", "tail"
-  std::map<std::string, double> inputs;
-  double speedup() const { return saved < 1 ? 1.0 / (1.0 - saved) : 0.0; }
-};
-
 // A model's estimate for finding `finding_id` of `v` (one of `r`'s variants), calibrated or not;
 // none where its rule declares no model (Rule::estimate_model):
 // - "roof" (access-pattern and local-memory findings): after the fix the variant

@@ -81,6 +81,7 @@ std::string findings_text(const Diagnosis& d, const Style& style) {
       out += fmt::format("     at {}:{}: {} of {}{}\n", shown(l.file, style), l.line,
                          units::percent(l.share), shown(l.what, style),
                          l.detail.empty() ? "" : ", " + shown(l.detail, style));
+    if (f.estimate) out += "     worth: " + estimate_text(*f.estimate) + "\n";
     out += "     why: " + shown(f.explanation, style) + "\n";
     out += "     do:  " + shown(f.recommendation, style) + "\n";
     if (!f.false_if.empty()) out += "     false if: " + shown(f.false_if, style) + "\n";
@@ -259,6 +260,13 @@ std::string render_diagnosis(const Report& report, const Style& style) {
   for (const auto& v : report.variants) add(variant_text(report, v, style));
   add(not_evaluated_text(rules_not_evaluated(report), style));
   return out;
+}
+
+std::string estimate_text(const Estimate& e) {
+  const std::string basis = e.model == "roof"   ? "its work's bytes at the measured copy roof"
+                            : e.model == "tail" ? "the grid in whole waves"
+                                                : e.model + " model";
+  return fmt::format("est. {:.1f}× faster if fixed ({})", e.speedup(), basis);
 }
 
 }  // namespace gpulab::report

@@ -20,4 +20,8 @@ std::string render_diagnosis(const Report& report, const Style& style = {});
 // "dram_pct = 33.8% (threshold >= 60.0%), ...".
 std::string evidence_text(const std::vector<Evidence>& evidence, const Style& style = {});
 
+// What fixing a finding is worth, in words: "est. 1.9× faster if fixed (its work's bytes at the
+// measured copy roof)".
+std::string estimate_text(const Estimate& estimate);
+
 }  // namespace gpulab::report

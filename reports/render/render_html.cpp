@@ -14,6 +14,7 @@
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/render/escape.hpp"
+#include "reports/render/render_diagnosis.hpp"
 #include "reports/render/roofline.hpp"
 #include "reports/render/svg_chart.hpp"
 #include "reports/report.hpp"
@@ -317,8 +318,9 @@ std::string diagnosis_html(const Diagnosis& d) {
   for (const auto& f : d.findings)
     out += fmt::format(
         "<li><span class=\"{}\">[{}]</span> <strong>{}</strong> <code>{}</code><br>{}<br>"
-        "<em>What to do:</em> {}<br><span class=\"evidence\">{}</span>{}</li>\n",
+        "{}<em>What to do:</em> {}<br><span class=\"evidence\">{}</span>{}</li>\n",
         esc(f.severity), esc(f.severity), esc(f.title), esc(f.id), esc(f.explanation),
+        f.estimate ? "<em>Worth:</em> " + esc(estimate_text(*f.estimate)) + "<br>" : "",
         esc(f.recommendation), evidence_html(f.evidence), lines_html(f.lines));
   return out + "</ol>\n";
 }

@@ -11,6 +11,8 @@
 #include "labs/harness/registry.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/estimates.hpp"
+#include "reports/render/render_diagnosis.hpp"
+#include "reports/render/render_html.hpp"
 #include "reports/report_json.hpp"
 #include "unit/lab_markers.hpp"
 
@@ -61,6 +63,46 @@ TEST(Estimates, TheRoofModelNeverPredictsLessThanTheRoofAllows) {
   EXPECT_FALSE(estimate(r, v, "latency-bound")) << "no model, no number";
   EXPECT_TRUE(model_estimate(r, v, "local-memory")) << "a model, not calibrated";
   EXPECT_FALSE(estimate(r, v, "local-memory")) << "so no estimate";
+}
+
+Report diagnosed(const std::string& relative) {
+  Report r = load_report((test::kSourceRoot / relative).string());
+  diagnose_report(r, Thresholds{});
+  return r;
+}
+
+const Finding& principal_of(const Report& r, const std::string& variant) {
+  for (const auto& v : r.variants)
+    if (v.name == variant) return v.kernels.at(0).diagnosis->findings.at(0);
+  throw std::runtime_error("no variant " + variant);
+}
+
+TEST(Estimates, AFindingSaysWhatItsFixIsWorthInTextJsonAndHtml) {
+  const Report r = diagnosed("tests/fixtures/labs-h100/transpose.json");
+  const Finding& f = principal_of(r, "naive");
+  ASSERT_EQ(f.id, "uncoalesced-global");
+  ASSERT_TRUE(f.estimate);
+  EXPECT_EQ(f.estimate->model, "roof");
+  // 1182.8 µs now, the work's 537 MB at the 3,029 GB/s roof after: 177.3 µs.
+  EXPECT_NEAR(f.estimate->speedup(), 1182.8 / 177.3, 0.05);
+  EXPECT_NE(render_diagnosis(r).find("worth: est. 6.7× faster if fixed (its work's bytes at the "
+                                     "measured copy roof)"),
+            std::string::npos);
+  EXPECT_NE(render_html({r}, HtmlPage{}).find("<em>Worth:</em> est. 6.7× faster if fixed"),
+            std::string::npos);
+  const Report back = from_json(to_json(r));
+  const Finding& again = principal_of(back, "naive");
+  ASSERT_TRUE(again.estimate);
+  EXPECT_DOUBLE_EQ(again.estimate->saved, f.estimate->saved);
+  EXPECT_EQ(again.estimate->inputs, f.estimate->inputs);
+}
+
+TEST(Estimates, AFindingWhoseModelIsNotCalibratedGivesNone) {
+  const Report r = diagnosed("tests/fixtures/labs-h100/spill.json");
+  const Finding& f = principal_of(r, "local-array");
+  ASSERT_EQ(f.id, "local-memory");
+  EXPECT_FALSE(f.estimate);
+  EXPECT_EQ(render_diagnosis(r).find("worth:"), std::string::npos);
 }
 
 }  // namespace
