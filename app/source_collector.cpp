@@ -58,6 +58,11 @@ void put_on_kernels(const cupti::CubinStore* cubins, report::Report& report,
         if (r.function == function) samples += r.counters.at(report::source_counter::samples);
       kernel.source->sampling = report::StallSampling{
           c.sampled->period_cycles, static_cast<std::uint64_t>(samples), c.sampled->dropped};
+      if (samples == 0)
+        kernel.source->notes.push_back(
+            "no warp-stall samples attributed to this function: it ran too briefly, or its "
+            "module loaded before sampling was first enabled, and CUPTI attributes samples only "
+            "to modules loaded after (in the shell, measure with --source first)");
     }
     if (!done.insert(function).second)
       kernel.source->notes.push_back(
