@@ -25,11 +25,13 @@ const Finding* principal(const Variant& v) {
   return longest ? &longest->diagnosis->findings.front() : nullptr;
 }
 
-bool has_finding(const Variant& v, const std::string& id) {
+// Whether some finding of a variant's kernels has an id that `wanted` accepts.
+template <typename Predicate>
+bool has_finding(const Variant& v, Predicate wanted) {
   for (const auto& k : v.kernels)
     if (k.diagnosis)
       for (const auto& f : k.diagnosis->findings)
-        if (f.id == id) return true;
+        if (wanted(f.id)) return true;
   return false;
 }
 
@@ -43,15 +45,6 @@ const walk::Rule* rule_of(const std::string& finding_id) {
 std::string model_of(const std::string& finding_id) {
   const walk::Rule* rule = rule_of(finding_id);
   return rule && rule->estimate_model ? rule->estimate_model : "";
-}
-
-// Whether a variant has a finding whose rule's model is `model`.
-bool has_finding_of_model(const Variant& v, const std::string& model) {
-  for (const auto& k : v.kernels)
-    if (k.diagnosis)
-      for (const auto& f : k.diagnosis->findings)
-        if (model_of(f.id) == model) return true;
-  return false;
 }
 
 std::optional<Estimate> roof_model(const Report& r, const Variant& v) {
@@ -112,10 +105,12 @@ std::vector<CalibrationRow> calibrate(const Report& r) {
     if (!f) continue;
     for (const auto& fix : r.variants) {
       if (fix.role != Role::optimized || fix.status != VariantStatus::ok) continue;
-      if (has_finding(fix, f->id) || fix.timing.median <= 0) continue;
+      const auto same = [&](const std::string& id) { return id == f->id; };
+      if (has_finding(fix, same) || fix.timing.median <= 0) continue;
       if (r.work_of(fix).bytes() != r.work_of(base).bytes()) continue;  // another computation
       const std::string model = model_of(f->id);
-      if (!model.empty() && has_finding_of_model(fix, model))
+      const auto same_model = [&](const std::string& id) { return model_of(id) == model; };
+      if (!model.empty() && has_finding(fix, same_model))
         continue;  // the fix traded the finding for another the model puts time on
       CalibrationRow row{r.lab.name,   base.name,         fix.name, f->id,
                          std::nullopt, fix.timing.median, "",       calibrated(f->id)};
