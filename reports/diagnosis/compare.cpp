@@ -207,6 +207,12 @@ void compare_findings(const Variant* a, const Variant* b, VariantComparison& out
     (fb.count(id) ? out.findings_unchanged : out.findings_resolved).push_back(id);
   for (const auto& id : fb)
     if (!fa.count(id)) out.findings_introduced.push_back(id);
+  // An estimate is the variant's (one per finding, whichever kernel's diagnosis holds it).
+  std::set<std::string> estimated;
+  for (const Diagnosis* d : diagnoses_of(*a))
+    for (const auto& f : d->findings)
+      if (f.estimate && estimated.insert(f.id).second)
+        out.estimates.push_back({f.id, f.estimate->saved, f.estimate->model, !fb.count(f.id)});
 }
 
 VariantComparison compare_variant(const std::string& lab, const Variant* a, const Variant* b,

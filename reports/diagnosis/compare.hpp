@@ -57,6 +57,17 @@ struct KernelDelta {
   std::vector<LineDelta> lines;
 };
 
+// One of A's findings whose fix has an estimated worth (reports/diagnosis/estimates.hpp), to set
+// beside the change measured from A to B: where B no longer has the finding, the measured speedup
+// is what the fix was worth.
+struct EstimatedFix {
+  std::string finding;    // the finding's id
+  double saved = 0;       // the fraction of A's time the fix was estimated to save
+  std::string model;      // "roof", "tail"
+  bool resolved = false;  // B no longer has the finding
+  double speedup() const { return saved < 1 ? 1.0 / (1.0 - saved) : 0.0; }
+};
+
 // One variant (or one variant pair with --variants) across two reports.
 struct VariantComparison {
   std::string lab;
@@ -74,6 +85,8 @@ struct VariantComparison {
   std::string principal_a, principal_b;
   // Diagnosis findings (ids) that B no longer has, that B newly has, and that both have.
   std::vector<std::string> findings_resolved, findings_introduced, findings_unchanged;
+  // A's findings that carry an estimate, in A's ranking order.
+  std::vector<EstimatedFix> estimates;
 };
 
 struct Comparison {

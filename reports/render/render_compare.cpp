@@ -54,6 +54,23 @@ std::string timing_row_median(const std::optional<TimingStats>& t) {
   return t ? units::seconds(t->median) : "-";
 }
 
+// Each of A's estimated fixes beside what B measured: where B resolved the finding, the measured
+// speedup is the check of the estimate (docs/estimates.md).
+std::string estimates_text(const VariantComparison& v, const Style& style) {
+  std::string out;
+  for (const auto& e : v.estimates) {
+    std::string outcome = "B still has it";
+    if (e.resolved)
+      outcome = v.time_a && v.time_b
+                    ? fmt::format("B resolved it; measured speedup {}", units::ratio(v.speedup))
+                    : "B resolved it; not timed";
+    out += fmt::format("{}estimate for {}: {} est. {} faster if fixed; {}\n",
+                       style.table == TableStyle::markdown ? "- " : "", variant_name(v, style),
+                       shown(e.finding, style), units::ratio(e.speedup()), outcome);
+  }
+  return out;
+}
+
 nlohmann::json optional_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
@@ -65,6 +82,17 @@ nlohmann::json timing_json(const std::optional<TimingStats>& t) {
           {"max", t->max},
           {"repeat", t->repeat},
           {"relative_spread", relative_spread(*t)}};
+}
+
+nlohmann::json estimates_json(const std::vector<EstimatedFix>& estimates) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : estimates)
+    out.push_back({{"finding", e.finding},
+                   {"saved", e.saved},
+                   {"speedup", e.speedup()},
+                   {"model", e.model},
+                   {"resolved", e.resolved}});
+  return out;
 }
 
 nlohmann::json variant_json(const VariantComparison& v) {
@@ -108,6 +136,7 @@ nlohmann::json variant_json(const VariantComparison& v) {
           {"kernels", std::move(kernels)},
           {"timeline", std::move(timeline)},
           {"principal", {{"a", v.principal_a}, {"b", v.principal_b}}},
+          {"estimates", estimates_json(v.estimates)},
           {"findings",
            {{"resolved", v.findings_resolved},
             {"introduced", v.findings_introduced},
@@ -181,6 +210,7 @@ std::string render_comparison(const Comparison& c, const Style& style) {
           variant_name(v, style), list_or_none(v.findings_resolved, style),
           list_or_none(v.findings_introduced, style), list_or_none(v.findings_unchanged, style));
     }
+    out += estimates_text(v, style);
   }
   return out;
 }

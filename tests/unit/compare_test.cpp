@@ -139,6 +139,34 @@ TEST(Compare, FindingsResolvedAndIntroduced) {
   EXPECT_EQ(principal["b"], "memory-bound-below-roof");
 }
 
+// What A's findings were estimated to be worth, beside the speedup B measured where B resolved
+// them: the check docs/estimates.md tabulates, for any two reports.
+TEST(Compare, EstimatesStandBesideTheMeasuredChange) {
+  const auto r = run_cli({"compare", kA, "--variants", "naive,padded"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("estimate for naive → padded: uncoalesced-global est. 7.81x faster if "
+                       "fixed; B resolved it; measured speedup 6.49x"),
+            std::string::npos)
+      << r.out;
+  const auto same = run_cli({"compare", kA, kA});
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.out.find("estimate for naive: uncoalesced-global est. 7.81x faster if fixed; B "
+                          "still has it"),
+            std::string::npos)
+      << same.out;
+
+  const auto json = run_cli({"compare", kA, "--variants", "naive,padded", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  const auto& estimates = doc["comparisons"][0]["variants"][0]["estimates"];
+  ASSERT_EQ(estimates.size(), 1u) << estimates;
+  EXPECT_EQ(estimates[0]["finding"], "uncoalesced-global");
+  EXPECT_EQ(estimates[0]["model"], "roof");
+  EXPECT_TRUE(estimates[0]["resolved"].get<bool>());
+  EXPECT_NEAR(estimates[0]["speedup"].get<double>(), 1 / (1 - estimates[0]["saved"].get<double>()),
+              1e-9);
+}
+
 TEST(Compare, PrincipalFindingsComeBeforeTheCounters) {
   const auto r = run_cli({"compare", kA, "--variants", "naive,tiled"});
   ASSERT_EQ(r.code, 0) << r.err;
