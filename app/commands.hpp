@@ -102,6 +102,8 @@ int run_complete(const CompleteOptions& options, Io& io);
 struct SelftestOptions {
   std::string labs = "all";
   int repeat = 5;
+  std::string reports;     // a folder of saved lab reports (LAB.json) to judge instead of running
+  bool estimates = false;  // also the estimated gains' calibration on the labs' fixes
 };
 CLI::App* add_selftest(CLI::App& root, SelftestOptions& options);
 int run_selftest(const SelftestOptions& options, Session& session, Io& io);
@@ -115,6 +117,10 @@ struct SelftestVerdict {
 };
 SelftestVerdict judge_labs(const std::vector<const labs::Lab*>& labs,
                            const std::vector<report::Report>& reports);
+
+// The calibration table of the estimated gains (reports/diagnosis/estimates.hpp) over the lab
+// pairs of diagnosed `reports`.
+std::string estimates_calibration(const std::vector<report::Report>& reports);
 
 struct CompareOptions {
   std::vector<std::string> files;

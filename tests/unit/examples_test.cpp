@@ -7,10 +7,9 @@
 // make it again:
 //
 //   gpulab ARGS...      the command, run from the repository root (no GPU: diagnose --report,
-//                       compare, list, ...)
+//                       compare, list, selftest --reports, ...)
 //   run of FILE         what `gpulab run` printed for the lab run saved in FILE
 //   run --all of DIR    the summary `gpulab run --all` printed for the reports saved in DIR
-//   selftest of DIR     the table `gpulab selftest` prints for the reports saved in DIR
 //   calibration of DIR  the estimated gains' calibration table over the reports saved in DIR
 //
 // GPULAB_UPDATE_EXAMPLES=1 writes the outputs of this build into the files instead of comparing.
@@ -47,14 +46,12 @@ std::vector<std::string> words(const std::string& text) {
 }
 
 // The reports of DIR in the registry's order (the order `run --all` runs the labs in).
-std::vector<report::Report> lab_reports(const std::string& dir,
-                                        std::vector<const labs::Lab*>* which = nullptr) {
+std::vector<report::Report> lab_reports(const std::string& dir) {
   std::vector<report::Report> out;
   for (const auto* lab : labs::all_labs()) {
     const fs::path file = kRoot / dir / (lab->spec().name + ".json");
     if (!fs::exists(file)) continue;
     out.push_back(report::load_report(file.string()));
-    if (which) which->push_back(lab);
   }
   return out;
 }
@@ -74,19 +71,10 @@ std::string output_of(const std::string& what) {
     return report::render_text(report::load_report((kRoot / w[2]).string()), report::Style());
   if (w.size() == 4 && w[0] == "run" && w[1] == "--all" && w[2] == "of")
     return all_labs_summary(lab_reports(w[3]), report::Style());
-  if (w.size() == 3 && w[0] == "selftest" && w[1] == "of") {
-    std::vector<const labs::Lab*> which;
-    auto reports = lab_reports(w[2], &which);
-    for (auto& r : reports) diagnose_into(r, report::Thresholds());
-    return judge_labs(which, reports).text;
-  }
   if (w.size() == 3 && w[0] == "calibration" && w[1] == "of") {
-    std::vector<report::CalibrationRow> rows;
-    for (auto& r : lab_reports(w[2])) {
-      diagnose_into(r, report::Thresholds());
-      for (auto& row : report::calibrate(r)) rows.push_back(std::move(row));
-    }
-    return report::calibration_table(rows);
+    auto reports = lab_reports(w[2]);
+    for (auto& r : reports) diagnose_into(r, report::Thresholds());
+    return estimates_calibration(reports);
   }
   ADD_FAILURE() << "an example of unknown kind: " << what;
   return "";
