@@ -117,9 +117,13 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bo
     io.err << "gpulab: error: " << e.what() << "\n";
     return static_cast<int>(e.code());
   }
+  std::vector<std::string> gpulab_words = args;  // a profiled program's words are not gpulab's
+  const auto program = split_off_program(gpulab_words, *cli.profile_cmd);
   try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
+    // CLI11 pops from the back.
+    std::vector<std::string> reversed(gpulab_words.rbegin(), gpulab_words.rend());
     cli.app.parse(reversed);
+    if (cli.profile_cmd->parsed()) cli.profile.command = program;
   } catch (const CLI::CallForHelp& e) {
     return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::CallForAllHelp& e) {

@@ -204,8 +204,38 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
   cmd->add_option("--json", options.json_path, "Also write the report here ('-': stdout)")
       ->type_name("FILE");
   cmd->add_option("--format,-f", options.format, "Output format")->check(one_of(kReportFormats));
-  cmd->add_option("command", options.command, "The program and its arguments, after --");
+  cmd->add_option("command", options.command,
+                  "The program and its arguments: every word from the program on is the "
+                  "program's, options included (`--` before it is optional)");
   return cmd;
+}
+
+std::vector<std::string> split_off_program(std::vector<std::string>& args,
+                                           const CLI::App& profile) {
+  const auto is_option = [](const std::string& w) { return w.size() > 1 && w[0] == '-'; };
+  std::size_t i = 0;
+  while (i < args.size() && is_option(args[i])) ++i;  // gpulab's own flags (--version)
+  if (i == args.size() || args[i] != profile.get_name()) return {};
+  for (++i; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") {
+      std::vector<std::string> program(args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                       args.end());
+      args.resize(i);
+      return program;
+    }
+    if (!is_option(word)) break;
+    // An option that takes a value takes the next word, unless it came with `=` or, for a short
+    // name, attached (-c5).
+    const bool long_name = word.rfind("--", 0) == 0;
+    if (word.find('=') != std::string::npos || (!long_name && word.size() > 2)) continue;
+    const CLI::Option* option = profile.get_option_no_throw(word);
+    if (option && option->get_items_expected_min() > 0) ++i;
+  }
+  std::vector<std::string> program(
+      args.begin() + static_cast<std::ptrdiff_t>(std::min(i, args.size())), args.end());
+  args.resize(std::min(i, args.size()));
+  return program;
 }
 
 int run_profile(const ProfileOptions& options, Session& session, Io& io,

@@ -174,6 +174,11 @@ struct ProfileOptions {
   std::vector<std::string> command;  // the program and its arguments
 };
 CLI::App* add_profile(CLI::App& root, ProfileOptions& options);
+// A command line of `profile` splits at its program, as `timeout` and `nohup` do: the program is
+// the first word after profile's options and their values (or after `--`), and every word from it
+// on is the program's, options included. Returns the program's words and leaves gpulab's in
+// `args`; a line of another command is left whole.
+std::vector<std::string> split_off_program(std::vector<std::string>& args, const CLI::App& profile);
 int run_profile(const ProfileOptions& options, Session& session, Io& io,
                 const std::vector<std::string>& argv);
 

@@ -46,6 +46,27 @@ TEST(ProfileCommand, ArgumentsStdinAndStdoutPassThroughAndTheStatusIsThePrograms
   std::remove(json.c_str());
 }
 
+// Parsing stops at the program, as for `timeout` and `nohup`: its options are its own.
+TEST(ProfileCommand, EveryWordFromTheProgramOnIsTheProgramsOwn) {
+  struct Case {
+    std::string args, prints;
+  };
+  const Case cases[] = {
+      {"/bin/echo -d hello", "-d hello\n"},
+      {"-- /bin/echo -d hello", "-d hello\n"},
+      {"--replay none /bin/echo --json x -c 3", "--json x -c 3\n"},
+      {"-c 3 /bin/echo -c", "-c\n"},
+      {"--launch-count=3 /bin/echo -- -k", "-- -k\n"},
+      {"-d -- /bin/echo --", "--\n"},
+      {"--trace /bin/echo -d", "-d\n"},
+  };
+  for (const auto& c : cases) {
+    const auto out = sh(kBinary + " profile " + c.args + " 2>&1");
+    EXPECT_EQ(out.code, 0) << c.args << "\n" << out.text;
+    EXPECT_EQ(out.text.rfind(c.prints, 0), 0u) << c.args << "\n" << out.text;
+  }
+}
+
 TEST(ProfileCommand, ASignalEndsTheProgramAndTheReportSaysWhich) {
   const std::string json = temp("signal.json");
   const auto out = sh(kBinary + " profile --json " + json + " -- /bin/sh -c 'kill -TERM $$' 2>&1");
