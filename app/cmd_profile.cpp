@@ -2,13 +2,11 @@
 // program runs unmodified as gpulab's child, with the injection library (inject/) loaded into it
 // by the CUDA driver (CUDA_INJECTION64_PATH); the library writes records into a private folder,
 // and gpulab turns them into a report once the program has ended, however it ended.
-#include <dirent.h>
 #include <limits.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <regex>
 
 #include <fmt/format.h>
@@ -17,6 +15,7 @@
 #include "app/option_checks.hpp"
 #include "app/outputs.hpp"
 #include "app/program_launcher.hpp"
+#include "app/record_folder.hpp"
 #include "app/session.hpp"
 #include "app/utc_time.hpp"
 #include "app/version.hpp"
@@ -67,49 +66,6 @@ std::string injection_library() {
                           "reinstall gpulab, or set GPULAB_INJECTION_LIBRARY",
                           kInjectionFile, dir, dir + "/" + kInstalledInjectionDir));
 }
-
-// A private folder for the records, removed with what is in it when the profile is done.
-class RecordFolder {
- public:
-  RecordFolder() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpulab-profile-XXXXXX";
-    if (!::mkdtemp(pattern.data()))
-      throw UsageError(fmt::format("cannot create a folder for the records under {} (set TMPDIR)",
-                                   pattern.substr(0, pattern.find_last_of('/'))));
-    path_ = pattern;
-  }
-  ~RecordFolder() {
-    for (const auto& f : files()) ::unlink(f.c_str());
-    ::rmdir(path_.c_str());
-  }
-  RecordFolder(const RecordFolder&) = delete;
-  RecordFolder& operator=(const RecordFolder&) = delete;
-
-  const std::string& path() const { return path_; }
-
-  std::vector<std::string> files() const {
-    std::vector<std::string> out;
-    if (DIR* d = ::opendir(path_.c_str())) {
-      while (const dirent* e = ::readdir(d))
-        if (e->d_name[0] != '.') out.push_back(path_ + "/" + e->d_name);
-      ::closedir(d);
-    }
-    return out;
-  }
-
-  report::RecordSet read() const {
-    report::RecordSet records;
-    for (const auto& f : files()) {
-      std::ifstream in(f);
-      report::read_records(in, records);
-    }
-    return records;
-  }
-
- private:
-  std::string path_;
-};
 
 std::int64_t parse_launch_count(const std::string& text) {
   if (text == "all") return 0;
@@ -258,7 +214,14 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   program.kernel_filter = options.kernel;
   program.launch_skip = config.launch_skip;
   program.launch_count = config.launch_count;
-  report::Report report = report::program_report(program, folder.read(), metric_set_name(options));
+  report::RecordSet records;
+  {
+    // Read and removed whole: a SIGTERM meanwhile waits until the folder is gone.
+    SignalsHeld held;
+    records = folder.read();
+    folder.remove();
+  }
+  report::Report report = report::program_report(program, records, metric_set_name(options));
 
   report.tool.version = kVersion;
   report.tool.git_sha = kGitSha;

@@ -33,6 +33,10 @@ namespace gpulab {
   X(missing_library, 7,                                                                         \
     "a library the command needs cannot be loaded: CUPTI (libcupti) for counters and "          \
     "timelines, cuBLAS (libcublas) for the matmul lab; the message says what to install")       \
+  X(program_not_executable, 126,                                                                \
+    "profile: the program was found but cannot be executed (permission, a folder), as shells "  \
+    "give it")                                                                                  \
+  X(program_not_found, 127, "profile: the program is not found (on PATH), as shells give it")   \
   X(interrupted, 130,                                                                           \
     "interrupted by Ctrl-C: the status shells give a process SIGINT stopped (128 + 2); in the " \
     "interactive shell, the status of the command Ctrl-C stopped")

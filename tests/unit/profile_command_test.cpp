@@ -129,7 +129,6 @@ TEST(ProfileCommand, BadInvocationsAreOneLineUsageErrors) {
   };
   const Case cases[] = {
       {"profile", "needs a program"},
-      {"profile -- /nonexistent/app", "cannot run '/nonexistent/app'"},
       {"profile --kernel '(' -- true", "is not a regular expression"},
       {"profile --launch-count 0 -- true", "--launch-count 0 is not a count"},
       {"profile --launch-count many -- true", "--launch-count"},

@@ -2,6 +2,7 @@
 // shell would (pipes, terminals, child programs).
 #pragma once
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -24,5 +25,28 @@ inline ShellResult sh(const std::string& command) {
   const int status = ::pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
 }
+
+// While one lives, this process (and so every command it starts) has the default dispositions of
+// the signals a terminal sends, whatever the test runner was started with (a background job
+// starts with SIGINT and SIGQUIT ignored, nohup with SIGHUP ignored): as a user's terminal has.
+class DefaultSignals {
+ public:
+  DefaultSignals() {
+    struct sigaction action {};
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < kCount; ++i) ::sigaction(kSignals[i], &action, &previous_[i]);
+  }
+  ~DefaultSignals() {
+    for (int i = 0; i < kCount; ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  DefaultSignals(const DefaultSignals&) = delete;
+  DefaultSignals& operator=(const DefaultSignals&) = delete;
+
+ private:
+  static constexpr int kCount = 4;
+  static constexpr int kSignals[kCount] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+  struct sigaction previous_[kCount] {};
+};
 
 }  // namespace gpulab::test

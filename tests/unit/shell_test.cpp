@@ -223,6 +223,7 @@ TEST(Shell, CtrlCClearsTheLineAndTheShellGoesOn) {
 // shell goes on. `sleep` loads no CUDA, so this needs no GPU.
 TEST(Shell, CtrlCDuringACommandStopsItAndTheShellGoesOn) {
   if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  test::DefaultSignals terminal;
   const auto begin = std::chrono::steady_clock::now();
   // `timeout` bounds the test should the shell never come back; the program would sleep 30 s.
   const auto out =

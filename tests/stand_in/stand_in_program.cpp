@@ -1,0 +1,81 @@
+// A stand-in for a profiled CUDA program, for the CPU tests of `gpulab profile`: it writes, where
+// the injection library would (the folder named in GPULAB_PROFILE_CONFIG), a process record and
+// two launches of one kernel, as the library writes them, and then does what a test asks:
+//
+//   gpulab_stand_in [--ignore-int] [--ready FILE] [--sleep SECONDS] [--subfolder]
+//
+//   --ignore-int   ignore SIGINT (a program that outlives Ctrl-C)
+//   --ready FILE   once the records are written, write this process's pid into FILE
+//   --sleep S      then sleep S seconds (signals may end it sooner)
+//   --subfolder    also leave a subfolder and a dotfile in the record folder
+//
+// It exits 0. Run without gpulab (no configuration), it writes no records.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "reports/profile_records.hpp"
+
+namespace {
+
+using namespace gpulab::report;
+
+std::string records(std::int64_t pid) {
+  RecordedProcess process{pid, static_cast<std::int64_t>(::getppid()), "counters", 130001, "", ""};
+  RecordedLaunch launch;
+  launch.pid = pid;
+  launch.mangled_name = "_Z6kernelPf";
+  launch.grid[0] = 8, launch.grid[1] = 1, launch.grid[2] = 1;
+  launch.block[0] = 128, launch.block[1] = 1, launch.block[2] = 1;
+  launch.matched = true;
+  launch.correlation_id = 1;
+  RecordedLaunch second = launch;
+  second.index = 1;
+  second.correlation_id = 2;
+  return to_line(process) + to_line(launch) + to_line(second) +
+         to_line(RecordedKernelTime{pid, 1, 1000, 3000, 7}) +
+         to_line(RecordedKernelTime{pid, 2, 5000, 6000, 7});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string ready;
+  double sleep_seconds = 0;
+  bool subfolder = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--ignore-int") {
+      ::signal(SIGINT, SIG_IGN);
+    } else if (arg == "--ready" && i + 1 < argc) {
+      ready = argv[++i];
+    } else if (arg == "--sleep" && i + 1 < argc) {
+      sleep_seconds = std::atof(argv[++i]);
+    } else if (arg == "--subfolder") {
+      subfolder = true;
+    } else {
+      return 2;
+    }
+  }
+  const std::int64_t pid = ::getpid();
+  if (const char* config = std::getenv(kInjectionConfigVariable)) {
+    const std::string dir = injection_config_from_json(config).output_dir;
+    std::ofstream(dir + "/" + std::to_string(pid) + ".jsonl") << records(pid);
+    if (subfolder) {
+      ::mkdir((dir + "/left-behind").c_str(), 0700);
+      std::ofstream(dir + "/left-behind/.hidden") << "x";
+      std::ofstream(dir + "/.dotfile") << "x";
+    }
+  }
+  if (!ready.empty()) {
+    std::ofstream(ready + ".new") << pid << "\n";
+    std::rename((ready + ".new").c_str(), ready.c_str());  // whole when seen
+  }
+  // sleep() returns early when a handled signal arrives; an ignored one does not wake it.
+  for (unsigned left = static_cast<unsigned>(sleep_seconds); left > 0;) left = ::sleep(left);
+  return 0;
+}

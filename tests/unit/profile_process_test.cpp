@@ -1,0 +1,223 @@
+// `gpulab profile` as a parent process, on the CPU: the program starts with the caller's signal
+// dispositions and mask, signals to gpulab reach it and the report of what it did is still
+// written, it dies with gpulab, the record folder goes on every way out, and a program that
+// cannot run is 127 or 126 as in a shell. The program is tests/stand_in/stand_in_program.cpp,
+// which writes records as the injection library does; each test works in a folder of its own
+// (TMPDIR too, where gpulab makes its record folders).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "reports/report.hpp"
+#include "reports/report_json.hpp"
+#include "unit/shell_command.hpp"
+#include "unit/temp_folder.hpp"
+
+namespace gpulab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBinary = GPULAB_BINARY;
+const std::string kStandIn = GPULAB_STAND_IN;
+
+using test::DefaultSignals;
+using test::sh;
+using test::TempFolder;
+
+// gpulab with its record folders in `folder` (a command that `exec` and `nohup` take).
+std::string gpulab_in(const TempFolder& folder) {
+  return "env TMPDIR=" + folder.path + " " + kBinary;
+}
+
+int record_folders(const TempFolder& folder) {
+  int n = 0;
+  for (const auto& name : folder.names()) n += name.rfind("gpulab-profile-", 0) == 0;
+  return n;
+}
+
+// The signal set of a /proc/PID/status line ("SigIgn:\t0000000000000001") the program printed.
+unsigned long long signal_set(const std::string& text, const std::string& field) {
+  const auto at = text.find(field + ":");
+  if (at == std::string::npos) return ~0ull;
+  return std::stoull(text.substr(at + field.size() + 1), nullptr, 16);
+}
+
+unsigned long long bit(int signal) { return 1ull << (signal - 1); }
+
+// Whether process `pid` is gone (or a zombie nobody has reaped yet: it runs no more).
+bool gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+// Waits, at most `seconds`, for `path` to exist.
+bool wait_for(const std::string& path, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!fs::exists(path)) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+TEST(ProfileProcess, TheProgramStartsWithTheCallersDispositionsAndMask) {
+  DefaultSignals terminal;
+  TempFolder folder;
+  const std::string show = " profile --replay none -- grep -E '^Sig(Ign|Blk)' /proc/self/status";
+  // Under nohup, SIGHUP stays ignored.
+  const auto nohup = sh("nohup " + gpulab_in(folder) + show + " 2>/dev/null");
+  EXPECT_EQ(nohup.code, 0) << nohup.text;
+  EXPECT_TRUE(signal_set(nohup.text, "SigIgn") & bit(SIGHUP)) << nohup.text;
+  // A background job of a shell without job control starts with SIGINT and SIGQUIT ignored.
+  const auto job = sh("sh -c '" + gpulab_in(folder) +
+                      " profile --replay none -- grep -E "
+                      "^SigIgn /proc/self/status & wait' 2>/dev/null");
+  EXPECT_EQ(signal_set(job.text, "SigIgn") & (bit(SIGINT) | bit(SIGQUIT)),
+            bit(SIGINT) | bit(SIGQUIT))
+      << job.text;
+  // The caller's blocked signals stay blocked.
+  const auto blocked =
+      sh("python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, "
+         "[signal.SIGUSR1]); os.execvp(sys.argv[1], sys.argv[1:])' env TMPDIR=" +
+         folder.path + " " + kBinary + show + " 2>/dev/null");
+  EXPECT_TRUE(signal_set(blocked.text, "SigBlk") & bit(SIGUSR1)) << blocked.text;
+  // And where the caller ignored nothing, the program ignores none of the signals gpulab passes on.
+  const auto plain = sh(gpulab_in(folder) + show + " 2>/dev/null");
+  EXPECT_EQ(
+      signal_set(plain.text, "SigIgn") & (bit(SIGHUP) | bit(SIGINT) | bit(SIGQUIT) | bit(SIGTERM)),
+      0u)
+      << plain.text;
+  EXPECT_EQ(record_folders(folder), 0);
+}
+
+TEST(ProfileProcess, SigtermToGpulabReachesTheProgramAndThePartialReportIsWritten) {
+  DefaultSignals terminal;
+  TempFolder folder;
+  const std::string ready = folder / "ready", json = folder / "report.json";
+  const auto out =
+      sh("timeout 30 sh -c '" + gpulab_in(folder) + " profile --replay none --json " + json + " " +
+         kStandIn + " --ready " + ready + " --sleep 60 >/dev/null 2>&1 & g=$!; while [ ! -f " +
+         ready + " ]; do sleep 0.05; done; kill -TERM $g; wait $g; echo status=$?'");
+  EXPECT_NE(out.text.find("status=143"), std::string::npos) << "128 + SIGTERM:\n" << out.text;
+  const report::Report r = report::load_report(json);
+  ASSERT_TRUE(r.program);
+  EXPECT_EQ(r.program->signal, "SIGTERM");
+  EXPECT_EQ(r.program->ended, "killed by SIGTERM");
+  ASSERT_EQ(r.variants.size(), 1u) << "the records written before the signal";
+  EXPECT_EQ(r.variants[0].totals->launches, 2);
+  EXPECT_EQ(record_folders(folder), 0);
+}
+
+TEST(ProfileProcess, SigkillOfGpulabLeavesNoProgramAndTheNextRunRemovesItsFolder) {
+  TempFolder folder;
+  const std::string ready = folder / "ready";
+  const auto out =
+      sh("timeout 30 sh -c '" + gpulab_in(folder) + " profile --replay none " + kStandIn +
+         " --ready " + ready + " --sleep 60 >/dev/null 2>&1 & g=$!; while [ ! -f " + ready +
+         " ]; do sleep 0.05; done; kill -KILL $g; wait $g; echo status=$?'");
+  EXPECT_NE(out.text.find("status=137"), std::string::npos) << out.text;
+  pid_t program = 0;
+  std::ifstream(ready) >> program;
+  ASSERT_GT(program, 0);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!gone(program) && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(gone(program)) << "the program died with gpulab";
+  if (!gone(program)) ::kill(program, SIGKILL);
+  EXPECT_EQ(record_folders(folder), 1) << "a killed gpulab cannot remove its own";
+
+  const auto next = sh(gpulab_in(folder) + " profile --replay none -- true 2>&1");
+  EXPECT_EQ(next.code, 0) << next.text;
+  EXPECT_EQ(record_folders(folder), 0) << "the next run removed the dead run's folder";
+}
+
+TEST(ProfileProcess, TheRecordFolderGoesWithWhatTheProgramLeftInIt) {
+  TempFolder folder;
+  const auto out =
+      sh(gpulab_in(folder) + " profile --replay none -- " + kStandIn + " --subfolder 2>&1");
+  EXPECT_EQ(out.code, 0) << out.text;
+  EXPECT_NE(out.text.find("kernel"), std::string::npos) << out.text;
+  EXPECT_EQ(record_folders(folder), 0);
+}
+
+TEST(ProfileProcess, AProgramThatCannotRunIs127Or126AsInAShell) {
+  TempFolder folder;
+  std::ofstream(folder / "not-executable") << "echo never\n";
+  std::ofstream(folder / "no-shebang") << "echo script ran with $1\n";
+  fs::permissions(folder / "no-shebang", fs::perms::owner_all);
+  struct Case {
+    std::string program;
+    int code;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"no-such-program-anywhere", 127, "cannot run 'no-such-program-anywhere': not found on PATH"},
+      {folder / "absent", 127, "No such file or directory"},
+      {folder / "not-executable", 126, "Permission denied"},
+      {folder.path, 126, "Is a directory"},
+  };
+  for (const auto& c : cases) {
+    const auto out = sh(gpulab_in(folder) + " profile -- " + c.program + " 2>&1");
+    EXPECT_EQ(out.code, c.code) << c.program << "\n" << out.text;
+    EXPECT_NE(out.text.find(c.says), std::string::npos) << out.text;
+    EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << out.text;
+  }
+  // A script without "#!" runs under sh, as a shell runs it.
+  const auto script = sh(gpulab_in(folder) + " profile -- " + folder / "no-shebang" + " x 2>&1");
+  EXPECT_EQ(script.code, 0) << script.text;
+  EXPECT_EQ(script.text.rfind("script ran with x\n", 0), 0u) << script.text;
+  EXPECT_EQ(record_folders(folder), 0);
+}
+
+bool have_script() { return sh("command -v script >/dev/null 2>&1").code == 0; }
+
+// On a terminal, a first Ctrl-C reaches the program (which ignores it); a second one while it
+// still runs ends it, and the profile ends with 130 with the report of what it did.
+TEST(ProfileProcess, ASecondCtrlCEndsAProgramThatIgnoresTheFirst) {
+  if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  DefaultSignals terminal;
+  TempFolder folder;
+  const auto begin = std::chrono::steady_clock::now();
+  const std::string command = gpulab_in(folder) + " profile --replay none " + kStandIn +
+                              " --ignore-int --ready " + folder / "ready" + " --sleep 60";
+  // script(1) runs the command through a shell: `exec` makes gpulab the terminal's foreground.
+  const auto out =
+      sh("(sleep 1; printf '\\003'; sleep 1; printf '\\003') | timeout 30 script -qec "
+         "'exec " +
+         command + "' /dev/null 2>&1");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_EQ(out.code, 130) << out.text;
+  EXPECT_LT(seconds, 20) << out.text;
+  EXPECT_NE(out.text.find("killed by SIGKILL at a second Ctrl-C"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("kernel"), std::string::npos) << "the report:\n" << out.text;
+  EXPECT_EQ(record_folders(folder), 0);
+
+  // In the shell, the profile ends the same way and the shell goes on.
+  const auto shell =
+      sh("(sleep 1; printf 'profile --replay none -- " + kStandIn +
+         " --ignore-int --sleep 60\\n'; sleep 2; printf '\\003'; sleep 1; printf '\\003'; "
+         "sleep 1; printf 'list\\nquit\\n') | HOME=" +
+         folder.path + " TMPDIR=" + folder.path + " timeout 30 script -qec 'exec " + kBinary +
+         " shell' /dev/null 2>&1");
+  EXPECT_EQ(shell.code, 0) << shell.text;
+  const auto killed = shell.text.find("killed by SIGKILL at a second Ctrl-C");
+  ASSERT_NE(killed, std::string::npos) << shell.text;
+  EXPECT_NE(shell.text.find("global coalescing", killed), std::string::npos)
+      << "the next command ran:\n"
+      << shell.text;
+}
+
+}  // namespace
+}  // namespace gpulab
