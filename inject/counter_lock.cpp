@@ -1,16 +1,13 @@
 #include "inject/counter_lock.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
+#include <pthread.h>
 
-#include <cerrno>
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
 namespace gpulab::inject {
 namespace {
+
+CounterLock* g_lock = nullptr;  // the process's one (the injection's)
 
 std::string uuid_text(CUdevice device) {
   CUuuid uuid{};
@@ -26,41 +23,36 @@ std::string uuid_text(CUdevice device) {
 
 }  // namespace
 
-int CounterLock::file_for(CUdevice device) {
-  if (owner_ != ::getpid()) {
-    // The parent's descriptors share its lock state (flock locks belong to the open file):
-    // a forked child must open files of its own.
-    for (auto& [d, fd] : fds_) ::close(fd);
-    fds_.clear();
-    held_ = -1;
-    owner_ = ::getpid();
-  }
-  if (auto it = fds_.find(device); it != fds_.end()) return it->second;
-  const std::string path = dir_ + "/counters-" + uuid_text(device) + ".lock";
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd >= 0) fds_[device] = fd;
-  return fd;
+CounterLock::CounterLock() {
+  g_lock = this;
+  static const int registered = ::pthread_atfork(nullptr, nullptr, &CounterLock::forget_in_child);
+  (void)registered;
 }
 
-bool CounterLock::acquire(CUdevice device, double seconds) {
-  const int fd = file_for(device);
-  if (fd < 0) return true;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(seconds));
-  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  held_ = fd;
-  return true;
+CounterLock::~CounterLock() {
+  if (g_lock == this) g_lock = nullptr;
+}
+
+std::string CounterLock::lock_name(const std::string& uuid) { return "gpulab-counters-" + uuid; }
+
+void CounterLock::forget_in_child() {
+  if (!g_lock) return;
+  for (auto& [device, lock] : g_lock->locks_) lock->release();
+  g_lock->held_ = nullptr;
+}
+
+MachineLock::Outcome CounterLock::acquire(CUdevice device, double seconds, std::string& why) {
+  auto& lock = locks_[device];
+  if (!lock) lock = std::make_unique<MachineLock>(lock_name(uuid_text(device)));
+  const auto outcome = lock->acquire(seconds);
+  if (outcome == MachineLock::Outcome::held) held_ = lock.get();
+  if (outcome == MachineLock::Outcome::failed) why = lock->why();
+  return outcome;
 }
 
 void CounterLock::release() {
-  if (held_ < 0 || owner_ != ::getpid()) return;
-  ::flock(held_, LOCK_UN);
-  held_ = -1;
+  if (held_) held_->release();
+  held_ = nullptr;
 }
 
 }  // namespace gpulab::inject

@@ -153,7 +153,6 @@ class Injection {
   explicit Injection(report::InjectionConfig config)
       : config_(std::move(config)),
         file_(config_.output_dir, [this] { return process_line(); }),
-        counter_lock_(config_.output_dir),
         watchdog_(config_.watchdog_seconds,
                   [this](std::int64_t index, const std::string& name, double seconds) {
                     on_watchdog(index, name, seconds);
@@ -224,6 +223,7 @@ class Injection {
   std::optional<std::regex> filter_;
   RecordFile file_;
   CounterLock counter_lock_;  // held while a session is open
+  bool said_unlocked_ = false;
   Watchdog watchdog_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::string refused_;
@@ -473,11 +473,25 @@ void Injection::copy_launch(CUpti_CallbackId id, const CUpti_CallbackData& info)
 // Called with profile_mutex_ held and `context` current (the launch's).
 bool Injection::open_session(CUcontext context, std::string& why_not) {
   // Another process of the program may be profiling on this GPU: wait for its session to end.
-  if (CUdevice device = 0; cuCtxGetDevice(&device) == CUDA_SUCCESS &&
-                           !counter_lock_.acquire(device, kCounterTurnSeconds)) {
-    why_not = "another process of the program held this GPU's counters for more than " +
-              std::to_string(static_cast<int>(kCounterTurnSeconds)) + " s";
-    return false;
+  if (CUdevice device = 0; cuCtxGetDevice(&device) == CUDA_SUCCESS) {
+    std::string why;
+    switch (counter_lock_.acquire(device, kCounterTurnSeconds, why)) {
+      case MachineLock::Outcome::held:
+        break;
+      case MachineLock::Outcome::timed_out:
+        why_not = "another process held this GPU's counters for more than " +
+                  std::to_string(static_cast<int>(kCounterTurnSeconds)) + " s";
+        return false;
+      case MachineLock::Outcome::failed:
+        // Never silently unlocked: said once, and profiling goes on without taking turns.
+        if (!said_unlocked_)
+          std::fprintf(stderr,
+                       "gpulab: warning: this GPU's counters cannot be locked (%s): profiling "
+                       "goes on without taking turns with other processes\n",
+                       why.c_str());
+        said_unlocked_ = true;
+        break;
+    }
   }
   cupti::RangeProfiler* profiler = profiler_for(context, why_not);
   if (!profiler) {
