@@ -15,6 +15,7 @@
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/shell_command.hpp"
+#include "unit/temp_folder.hpp"
 
 namespace gpulab {
 namespace {
@@ -23,12 +24,9 @@ const std::string kBinary = GPULAB_BINARY;
 
 using test::sh;
 
-std::string temp(const std::string& name) {
-  return ::testing::TempDir() + "/gpulab_profile_" + std::to_string(::getpid()) + "_" + name;
-}
-
 TEST(ProfileCommand, ArgumentsStdinAndStdoutPassThroughAndTheStatusIsTheProgramsToo) {
-  const std::string json = temp("args.json");
+  test::TempFolder folder;
+  const std::string json = folder / "args.json";
   const auto out =
       sh("echo from-stdin | " + kBinary + " profile --json " + json +
          " -- /bin/sh -c 'read line; printf \"%s|\" \"$line\" \"$@\"; exit 3' sh a 'b c' -d");
@@ -43,7 +41,6 @@ TEST(ProfileCommand, ArgumentsStdinAndStdoutPassThroughAndTheStatusIsThePrograms
   EXPECT_EQ(r.program->exit_code, 3);
   EXPECT_EQ(r.program->launches, 0);
   EXPECT_TRUE(r.variants.empty());
-  std::remove(json.c_str());
 }
 
 // Parsing stops at the program, as for `timeout` and `nohup`: its options are its own.
@@ -68,14 +65,14 @@ TEST(ProfileCommand, EveryWordFromTheProgramOnIsTheProgramsOwn) {
 }
 
 TEST(ProfileCommand, ASignalEndsTheProgramAndTheReportSaysWhich) {
-  const std::string json = temp("signal.json");
+  test::TempFolder folder;
+  const std::string json = folder / "signal.json";
   const auto out = sh(kBinary + " profile --json " + json + " -- /bin/sh -c 'kill -TERM $$' 2>&1");
   EXPECT_EQ(out.code, 128 + 15) << out.text;
   const report::Report r = report::load_report(json);
   EXPECT_EQ(r.program->signal, "SIGTERM");
   EXPECT_FALSE(r.program->exit_code);
   EXPECT_EQ(r.program->ended, "killed by SIGTERM");
-  std::remove(json.c_str());
 }
 
 // A stand-in for a CUDA program: writes, where the injection library would, a process record and
@@ -97,9 +94,10 @@ TEST(ProfileCommand, RecordsInTheFolderBecomeTheReport) {
                             report::to_line(second) +
                             report::to_line(report::RecordedKernelTime{4242, 1, 1000, 3000, 7}) +
                             report::to_line(report::RecordedKernelTime{4242, 2, 5000, 6000, 7});
-  const std::string records = temp("records.jsonl");
+  test::TempFolder folder;
+  const std::string records = folder / "records.jsonl";
   std::ofstream(records) << lines;
-  const std::string json = temp("records.json");
+  const std::string json = folder / "records.json";
   // The config is JSON in the environment; python reads the folder from it.
   const std::string writer =
       "python3 -c \"import json,os,shutil; d=json.loads(os.environ['GPULAB_PROFILE_CONFIG'])"
@@ -118,8 +116,6 @@ TEST(ProfileCommand, RecordsInTheFolderBecomeTheReport) {
   ASSERT_EQ(r.program->processes.size(), 1u);
   EXPECT_FALSE(r.program->processes[0].complete) << "no end record";
   EXPECT_NE(out.text.find("kernel"), std::string::npos) << "the functions table:\n" << out.text;
-  std::remove(records.c_str());
-  std::remove(json.c_str());
 }
 
 TEST(ProfileCommand, BadInvocationsAreOneLineUsageErrors) {

@@ -20,6 +20,7 @@
 #include "app/shell.hpp"
 #include "reports/base/errors.hpp"
 #include "unit/shell_command.hpp"
+#include "unit/temp_folder.hpp"
 
 namespace gpulab::app {
 namespace {
@@ -30,8 +31,10 @@ const std::string kFixture4096 = std::string(GPULAB_FIXTURES_DIR) + "/transpose_
 
 using test::sh;
 
-std::string write_input(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/gpulab_shell_" + std::to_string(::getpid()) + name;
+// Each test works in a folder of its own: the shell's input, its HOME (history) and TMPDIR.
+std::string write_input(const test::TempFolder& folder, const std::string& name,
+                        const std::string& text) {
+  const std::string path = folder / name;
   std::ofstream(path) << text;
   return path;
 }
@@ -46,20 +49,24 @@ std::string on_terminal(const std::string& command) {
 }
 
 TEST(Shell, ScriptedSessionThroughAPipe) {
-  const std::string input = write_input(
-      "_session.txt",
-      "# a scripted session\n"
-      "list\n"
-      "help\n"
-      "set repeat 3\n"
-      "set\n"
-      "diagnose --report " + kFixture + " --variant tiled\n"
-      "last\n"
-      "compare " + kFixture + " " + kFixture4096 + "\n"
-      "run nosuchlab\n"
-      "history\n"
-      "quit\n"
-      "list\n");
+  test::TempFolder folder;
+  const std::string input = write_input(folder, "session.txt",
+                                        "# a scripted session\n"
+                                        "list\n"
+                                        "help\n"
+                                        "set repeat 3\n"
+                                        "set\n"
+                                        "diagnose --report " +
+                                            kFixture +
+                                            " --variant tiled\n"
+                                            "last\n"
+                                            "compare " +
+                                            kFixture + " " + kFixture4096 +
+                                            "\n"
+                                            "run nosuchlab\n"
+                                            "history\n"
+                                            "quit\n"
+                                            "list\n");
   const auto out = sh(kBinary + " shell < " + input + " 2>&1");
   EXPECT_EQ(out.code, 2) << "the first failing line's status (run nosuchlab)\n" << out.text;
   for (const char* expected :
@@ -84,8 +91,10 @@ TEST(Shell, EndOfInputEndsTheSessionWithExit0) {
 }
 
 TEST(Shell, SetAndSaveRejectBadInput) {
-  const std::string input = write_input(
-      "_bad.txt", "set colour red\nset output /nonexistent-folder\nsave\nlast\nsave x.json\n");
+  test::TempFolder folder;
+  const std::string input =
+      write_input(folder, "bad.txt",
+                  "set colour red\nset output /nonexistent-folder\nsave\nlast\nsave x.json\n");
   const auto out = sh(kBinary + " shell < " + input + " 2>&1");
   EXPECT_EQ(out.code, 2);
   EXPECT_NE(out.text.find("set: unknown key 'colour'"), std::string::npos) << out.text;
@@ -120,8 +129,9 @@ TEST(Shell, UsageErrorsPointAtTheShellsHelp) {
 }
 
 TEST(Shell, SetValidatesLikeTheCommandLineAndAppliesWhereAccepted) {
+  test::TempFolder folder;
   const std::string input =
-      write_input("_set.txt",
+      write_input(folder, "set.txt",
                   "set repeat 0\nset format bogus\nset size abc\nset metrics nosuchset\nset\n"
                   "set format markdown\nset\nlist\ncompare " +
                       kFixture + " " + kFixture4096 + "\n");
@@ -139,13 +149,13 @@ TEST(Shell, SetValidatesLikeTheCommandLineAndAppliesWhereAccepted) {
 }
 
 TEST(Shell, SaveTalksOnStderrAndHelpNamesUnknownCommands) {
-  const std::string saved = ::testing::TempDir() + "/gpulab_shell_saved.json";
+  test::TempFolder folder;
+  const std::string saved = folder / "saved.json";
   const auto out = sh("printf 'diagnose --report " + kFixture + " --format csv\\nsave " + saved +
                       "\\n' | " + kBinary + " shell 2>/dev/null");
   EXPECT_EQ(out.code, 0) << out.text;
   EXPECT_EQ(out.text.find("saved"), std::string::npos) << "stdout holds only the CSV:\n"
                                                        << out.text;
-  std::remove(saved.c_str());
 
   const auto help = sh("printf 'help nosuch\\n' | " + kBinary + " shell 2>&1");
   EXPECT_EQ(help.code, 2);
@@ -199,9 +209,10 @@ TEST(Completion, CommandsLabsVariantsOptions) {
 TEST(Shell, PromptAndTabCompletionUnderATerminal) {
   if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
   if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no completion to test";
+  test::TempFolder folder;
   // "li<TAB>" must complete to "list"; then quit.
-  const auto out = sh("printf 'li\\t\\nquit\\n' | HOME=" + ::testing::TempDir() + " " +
-                      on_terminal(kBinary + " shell") + " 2>&1");
+  const auto out = sh("printf 'li\\t\\nquit\\n' | HOME=" + folder.path + " TMPDIR=" + folder.path +
+                      " " + on_terminal(kBinary + " shell") + " 2>&1");
   EXPECT_EQ(out.code, 0) << out.text;
   EXPECT_NE(out.text.find("gpulab> "), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos)
@@ -210,9 +221,11 @@ TEST(Shell, PromptAndTabCompletionUnderATerminal) {
 
 TEST(Shell, CtrlCClearsTheLineAndTheShellGoesOn) {
   if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
+  test::TempFolder folder;
   // "lis", then Ctrl-C (the terminal turns it into SIGINT), then a whole command and quit.
-  const auto out = sh("(sleep 1; printf 'lis\\003'; sleep 1; printf 'list\\nquit\\n') | HOME=" +
-                      ::testing::TempDir() + " " + on_terminal(kBinary + " shell") + " 2>&1");
+  const auto out =
+      sh("(sleep 1; printf 'lis\\003'; sleep 1; printf 'list\\nquit\\n') | HOME=" + folder.path +
+         " " + on_terminal(kBinary + " shell") + " 2>&1");
   EXPECT_EQ(out.code, 0) << "the shell survived Ctrl-C:\n" << out.text;
   EXPECT_NE(out.text.find("global coalescing"), std::string::npos) << out.text;
   EXPECT_EQ(out.text.find("unknown"), std::string::npos) << "'lis' was discarded:\n" << out.text;
@@ -224,12 +237,14 @@ TEST(Shell, CtrlCClearsTheLineAndTheShellGoesOn) {
 TEST(Shell, CtrlCDuringACommandStopsItAndTheShellGoesOn) {
   if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
   test::DefaultSignals terminal;
+  test::TempFolder folder;
   const auto begin = std::chrono::steady_clock::now();
   // `timeout` bounds the test should the shell never come back; the program would sleep 30 s.
   const auto out =
       sh("(sleep 1; printf 'profile -- sleep 30\\n'; sleep 2; printf '\\003'; "
          "sleep 1; printf 'list\\nquit\\n') | HOME=" +
-         ::testing::TempDir() + " timeout 20 " + on_terminal(kBinary + " shell") + " 2>&1");
+         folder.path + " TMPDIR=" + folder.path + " timeout 20 " + on_terminal(kBinary + " shell") +
+         " 2>&1");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   EXPECT_EQ(out.code, 0) << "the shell survived Ctrl-C and quit left it:\n" << out.text;
@@ -246,7 +261,8 @@ TEST(Shell, CtrlCDuringACommandStopsItAndTheShellGoesOn) {
 TEST(Shell, HistoryPersistsInLibeditsFormatAndIsRecalled) {
   if (!have_script()) GTEST_SKIP() << "needs `script` (util-linux) for a pseudo-terminal";
   if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no history";
-  const std::string state = ::testing::TempDir() + "/gpulab_state_" + std::to_string(::getpid());
+  test::TempFolder folder;
+  const std::string state = folder / "state";
   const std::string env = "XDG_STATE_HOME=" + state + " TERM=xterm ";
   sh("printf 'list\\nquit\\n' | " + env + on_terminal(kBinary + " shell"));
   std::ifstream file(state + "/gpulab/history");
@@ -261,8 +277,8 @@ TEST(Shell, HistoryPersistsInLibeditsFormatAndIsRecalled) {
 
 TEST(Shell, HistoryFileIsBounded) {
   if (!has_line_editing()) GTEST_SKIP() << "built without libedit: no history";
-  const std::string path = ::testing::TempDir() + "/gpulab_bounded_history";
-  std::remove(path.c_str());
+  test::TempFolder folder;
+  const std::string path = folder / "history";
   std::istringstream none;
   {
     auto reader = make_line_reader(none, true, path);
@@ -274,7 +290,6 @@ TEST(Shell, HistoryFileIsBounded) {
   while (std::getline(file, line)) ++lines, last = line;
   EXPECT_EQ(lines, kHistoryLines + 1) << "the format's header line, then the newest lines";
   EXPECT_EQ(last, "list\\040" + std::to_string(kHistoryLines + 49)) << "spaces encoded by libedit";
-  std::remove(path.c_str());
 }
 
 TEST(Colors, OnlyOnATerminalAndNeverWithNoColor) {
