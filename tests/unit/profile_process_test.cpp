@@ -4,21 +4,28 @@
 // cannot run is 127 or 126 as in a shell. The program is tests/stand_in/stand_in_program.cpp,
 // which writes records as the injection library does; each test works in a folder of its own
 // (TMPDIR too, where gpulab makes its record folders).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/shell_command.hpp"
 #include "unit/temp_folder.hpp"
+
+extern char** environ;
 
 namespace gpulab {
 namespace {
@@ -76,13 +83,15 @@ TEST(ProfileProcess, TheProgramStartsWithTheCallersDispositionsAndMask) {
   TempFolder folder;
   const std::string show = " profile --replay none -- grep -E '^Sig(Ign|Blk)' /proc/self/status";
   // Under nohup, SIGHUP stays ignored.
-  const auto nohup = sh("nohup " + gpulab_in(folder) + show + " 2>/dev/null");
+  const std::string errors = " 2>>" + folder / "errors.txt";
+  const auto nohup = sh("nohup " + gpulab_in(folder) + show + errors);
   EXPECT_EQ(nohup.code, 0) << nohup.text;
   EXPECT_TRUE(signal_set(nohup.text, "SigIgn") & bit(SIGHUP)) << nohup.text;
   // A background job of a shell without job control starts with SIGINT and SIGQUIT ignored.
   const auto job = sh("sh -c '" + gpulab_in(folder) +
                       " profile --replay none -- grep -E "
-                      "^SigIgn /proc/self/status & wait' 2>/dev/null");
+                      "^SigIgn /proc/self/status & wait'" +
+                      errors);
   EXPECT_EQ(signal_set(job.text, "SigIgn") & (bit(SIGINT) | bit(SIGQUIT)),
             bit(SIGINT) | bit(SIGQUIT))
       << job.text;
@@ -90,10 +99,10 @@ TEST(ProfileProcess, TheProgramStartsWithTheCallersDispositionsAndMask) {
   const auto blocked =
       sh("python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, "
          "[signal.SIGUSR1]); os.execvp(sys.argv[1], sys.argv[1:])' env TMPDIR=" +
-         folder.path + " " + kBinary + show + " 2>/dev/null");
+         folder.path + " " + kBinary + show + errors);
   EXPECT_TRUE(signal_set(blocked.text, "SigBlk") & bit(SIGUSR1)) << blocked.text;
   // And where the caller ignored nothing, the program ignores none of the signals gpulab passes on.
-  const auto plain = sh(gpulab_in(folder) + show + " 2>/dev/null");
+  const auto plain = sh(gpulab_in(folder) + show + errors);
   EXPECT_EQ(
       signal_set(plain.text, "SigIgn") & (bit(SIGHUP) | bit(SIGINT) | bit(SIGQUIT) | bit(SIGTERM)),
       0u)
@@ -101,32 +110,71 @@ TEST(ProfileProcess, TheProgramStartsWithTheCallersDispositionsAndMask) {
   EXPECT_EQ(record_folders(folder), 0);
 }
 
-TEST(ProfileProcess, SigtermToGpulabReachesTheProgramAndThePartialReportIsWritten) {
-  DefaultSignals terminal;
-  TempFolder folder;
-  const std::string ready = folder / "ready", json = folder / "report.json";
-  const auto out =
-      sh("timeout 30 sh -c '" + gpulab_in(folder) + " profile --replay none --json " + json + " " +
-         kStandIn + " --ready " + ready + " --sleep 60 >/dev/null 2>&1 & g=$!; while [ ! -f " +
-         ready + " ]; do sleep 0.05; done; kill -TERM $g; wait $g; echo status=$?'");
-  EXPECT_NE(out.text.find("status=143"), std::string::npos) << "128 + SIGTERM:\n" << out.text;
-  const report::Report r = report::load_report(json);
-  ASSERT_TRUE(r.program);
-  EXPECT_EQ(r.program->signal, "SIGTERM");
-  EXPECT_EQ(r.program->ended, "killed by SIGTERM");
-  ASSERT_EQ(r.variants.size(), 1u) << "the records written before the signal";
-  EXPECT_EQ(r.variants[0].totals->launches, 2);
-  EXPECT_EQ(record_folders(folder), 0);
+// Starts `args` with the default dispositions of the signals a terminal sends (whatever this
+// process was started with), stdout and stderr into `output`; returns its pid.
+pid_t start(const std::vector<std::string>& args, const std::string& output) {
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, output.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int s : {SIGHUP, SIGINT, SIGQUIT, SIGTERM}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  if (::posix_spawn(&pid, argv[0], &files, &attributes, argv.data(), environ) != 0) pid = -1;
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&files);
+  return pid;
+}
+
+// SIGTERM, SIGHUP and SIGINT sent to gpulab (by `kill`, `timeout`, a batch system) reach the
+// program, and gpulab writes the report of what it did with the cause, exiting 128 + N.
+TEST(ProfileProcess, SignalsToGpulabReachTheProgramAndThePartialReportIsWritten) {
+  for (const int signal : {SIGTERM, SIGHUP, SIGINT}) {
+    TempFolder folder;
+    const std::string name = sigabbrev_np(signal);
+    const std::string ready = folder / "ready", json = folder / "report.json";
+    const pid_t gpulab =
+        start({"/usr/bin/env", "TMPDIR=" + folder.path, kBinary, "profile", "--replay", "none",
+               "--json", json, kStandIn, "--ready", ready, "--sleep", "60"},
+              folder / "output.txt");
+    ASSERT_GT(gpulab, 0);
+    EXPECT_TRUE(wait_for(ready, 20)) << name;
+    ::kill(gpulab, signal);
+    int status = 0;
+    ::waitpid(gpulab, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << name << ": gpulab lived to write the report";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + signal) << name;
+    const report::Report r = report::load_report(json);
+    ASSERT_TRUE(r.program);
+    EXPECT_EQ(r.program->signal, "SIG" + name);
+    EXPECT_EQ(r.program->ended, "killed by SIG" + name);
+    ASSERT_EQ(r.variants.size(), 1u) << "the records written before the signal";
+    EXPECT_EQ(r.variants[0].totals->launches, 2);
+    EXPECT_EQ(record_folders(folder), 0);
+  }
 }
 
 TEST(ProfileProcess, SigkillOfGpulabLeavesNoProgramAndTheNextRunRemovesItsFolder) {
   TempFolder folder;
   const std::string ready = folder / "ready";
-  const auto out =
-      sh("timeout 30 sh -c '" + gpulab_in(folder) + " profile --replay none " + kStandIn +
-         " --ready " + ready + " --sleep 60 >/dev/null 2>&1 & g=$!; while [ ! -f " + ready +
-         " ]; do sleep 0.05; done; kill -KILL $g; wait $g; echo status=$?'");
-  EXPECT_NE(out.text.find("status=137"), std::string::npos) << out.text;
+  const pid_t gpulab = start({"/usr/bin/env", "TMPDIR=" + folder.path, kBinary, "profile",
+                              "--replay", "none", kStandIn, "--ready", ready, "--sleep", "60"},
+                             folder / "output.txt");
+  ASSERT_GT(gpulab, 0);
+  EXPECT_TRUE(wait_for(ready, 20));
+  ::kill(gpulab, SIGKILL);
+  int status = 0;
+  ::waitpid(gpulab, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   pid_t program = 0;
   std::ifstream(ready) >> program;
   ASSERT_GT(program, 0);
@@ -180,7 +228,7 @@ TEST(ProfileProcess, AProgramThatCannotRunIs127Or126AsInAShell) {
   EXPECT_EQ(record_folders(folder), 0);
 }
 
-bool have_script() { return sh("command -v script >/dev/null 2>&1").code == 0; }
+bool have_script() { return !sh("command -v script").text.empty(); }
 
 // On a terminal, a first Ctrl-C reaches the program (which ignores it); a second one while it
 // still runs ends it, and the profile ends with 130 with the report of what it did.
@@ -191,11 +239,14 @@ TEST(ProfileProcess, ASecondCtrlCEndsAProgramThatIgnoresTheFirst) {
   const auto begin = std::chrono::steady_clock::now();
   const std::string command = gpulab_in(folder) + " profile --replay none " + kStandIn +
                               " --ignore-int --ready " + folder / "ready" + " --sleep 60";
+  // Ctrl-C once the program runs (and has written its records), not before.
+  const std::string until_ready =
+      "while [ ! -f " + folder / "ready" + " ]; do sleep 0.05; done; rm " + folder / "ready" + "; ";
   // script(1) runs the command through a shell: `exec` makes gpulab the terminal's foreground.
-  const auto out =
-      sh("(sleep 1; printf '\\003'; sleep 1; printf '\\003') | timeout 30 script -qec "
-         "'exec " +
-         command + "' /dev/null 2>&1");
+  const auto out = sh("(" + until_ready +
+                      "printf '\\003'; sleep 1; printf '\\003') | timeout 30 script -qec "
+                      "'exec " +
+                      command + "' " + folder / "typescript" + " 2>&1");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   EXPECT_EQ(out.code, 130) << out.text;
@@ -206,11 +257,12 @@ TEST(ProfileProcess, ASecondCtrlCEndsAProgramThatIgnoresTheFirst) {
 
   // In the shell, the profile ends the same way and the shell goes on.
   const auto shell =
-      sh("(sleep 1; printf 'profile --replay none -- " + kStandIn +
-         " --ignore-int --sleep 60\\n'; sleep 2; printf '\\003'; sleep 1; printf '\\003'; "
+      sh("(sleep 1; printf 'profile --replay none -- " + kStandIn + " --ignore-int --ready " +
+         folder / "ready" + " --sleep 60\\n'; " + until_ready +
+         "printf '\\003'; sleep 1; printf '\\003'; "
          "sleep 1; printf 'list\\nquit\\n') | HOME=" +
          folder.path + " TMPDIR=" + folder.path + " timeout 30 script -qec 'exec " + kBinary +
-         " shell' /dev/null 2>&1");
+         " shell' " + folder / "typescript-shell" + " 2>&1");
   EXPECT_EQ(shell.code, 0) << shell.text;
   const auto killed = shell.text.find("killed by SIGKILL at a second Ctrl-C");
   ASSERT_NE(killed, std::string::npos) << shell.text;
