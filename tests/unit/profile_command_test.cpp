@@ -8,10 +8,8 @@
 
 #include <array>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
-#include "reports/profile_records.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/shell_command.hpp"
@@ -75,36 +73,14 @@ TEST(ProfileCommand, ASignalEndsTheProgramAndTheReportSaysWhich) {
   EXPECT_EQ(r.program->ended, "killed by SIGTERM");
 }
 
-// A stand-in for a CUDA program: writes, where the injection library would, a process record and
-// two launches of one kernel (one profiled, with no counters asked for), and no end record, as
-// if killed.
+// The stand-in for a CUDA program (tests/stand_in/stand_in_program.cpp) writes, where the
+// injection library would, a process record and two launches of one kernel (one profiled, with no
+// counters asked for), and no end record, as if killed.
 TEST(ProfileCommand, RecordsInTheFolderBecomeTheReport) {
-  report::RecordedProcess process{4242, 1, "counters", 130001, "", ""};
-  report::RecordedLaunch launch;
-  launch.pid = 4242;
-  launch.mangled_name = "_Z6kernelPf";
-  launch.grid[0] = 8, launch.grid[1] = 1, launch.grid[2] = 1;
-  launch.block[0] = 128, launch.block[1] = 1, launch.block[2] = 1;
-  launch.matched = true;
-  launch.correlation_id = 1;
-  report::RecordedLaunch second = launch;
-  second.index = 1;
-  second.correlation_id = 2;
-  const std::string lines = report::to_line(process) + report::to_line(launch) +
-                            report::to_line(second) +
-                            report::to_line(report::RecordedKernelTime{4242, 1, 1000, 3000, 7}) +
-                            report::to_line(report::RecordedKernelTime{4242, 2, 5000, 6000, 7});
   test::TempFolder folder;
-  const std::string records = folder / "records.jsonl";
-  std::ofstream(records) << lines;
   const std::string json = folder / "records.json";
-  // The config is JSON in the environment; python reads the folder from it.
-  const std::string writer =
-      "python3 -c \"import json,os,shutil; d=json.loads(os.environ['GPULAB_PROFILE_CONFIG'])"
-      "['output_dir']; shutil.copy('" +
-      records + "', d + '/4242.jsonl')\"";
-  const auto out =
-      sh(kBinary + " profile --replay none --json " + json + " -- " + writer + " 2>&1");
+  const auto out = sh("TMPDIR=" + folder.path + " " + kBinary + " profile --replay none --json " +
+                      json + " -- " + GPULAB_STAND_IN + " 2>&1");
   EXPECT_EQ(out.code, 0) << out.text;
   const report::Report r = report::load_report(json);
   ASSERT_EQ(r.variants.size(), 1u) << out.text;
