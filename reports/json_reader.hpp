@@ -2,6 +2,7 @@
 // says where it happened ("variants[1].timing.median: expected a number").
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -38,6 +39,17 @@ class Reader {
   double num_or(const std::string& key, double fallback) const {
     return has(key) ? num(key) : fallback;
   }
+  // A quantity that cannot be negative: a duration, bytes, FLOP, a count, a grid or block size.
+  double amount(const std::string& key) const { return at(key).as_amount(); }
+  double amount_or(const std::string& key, double fallback) const {
+    return has(key) ? amount(key) : fallback;
+  }
+  std::int64_t whole_amount_or(const std::string& key, std::int64_t fallback) const {
+    if (!has(key)) return fallback;
+    const std::int64_t v = integer(key);
+    if (v < 0) fail(join(key), "negative: expected 0 or more");
+    return v;
+  }
   std::int64_t integer(const std::string& key) const { return at(key).as_integer(); }
   std::int64_t integer_or(const std::string& key, std::int64_t fallback) const {
     return has(key) ? integer(key) : fallback;
@@ -67,6 +79,12 @@ class Reader {
     if (!(v >= 0 && v < 18446744073709551616.0))
       fail(where_, "expected a count from 0 to 2^64 - 1");
     return node_.is_number_integer() ? node_.get<std::uint64_t>() : static_cast<std::uint64_t>(v);
+  }
+  double as_amount() const {
+    const double v = as_number();
+    if (!(v >= 0)) fail(where_, "negative: expected 0 or more");
+    if (!std::isfinite(v)) fail(where_, "not finite");
+    return v;
   }
   std::int64_t as_integer() const {
     if (!node_.is_number_integer()) fail(where_, "expected an integer");

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/json_reader.hpp"
 
 namespace gpulab::report {
@@ -233,6 +234,7 @@ void read_records(std::istream& in, RecordSet& into) {
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     try {
+      check_json_depth(line, "a record");
       read_line(json::parse(line), into);
     } catch (const std::exception&) {  // cut short by a kill, or not a record
       ++into.unreadable_lines;
@@ -253,6 +255,7 @@ std::string to_json_text(const InjectionConfig& c) {
 }
 
 InjectionConfig injection_config_from_json(const std::string& text) {
+  check_json_depth(text, kInjectionConfigVariable);
   json doc;
   try {
     doc = json::parse(text);

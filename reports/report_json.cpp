@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <set>
 
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
@@ -147,8 +148,9 @@ std::string json_problem(const json::exception& e) {
 }
 
 WorkModel read_work(const Reader& w) {
-  WorkModel m{w.num_or("bytes_read", 0), w.num_or("bytes_written", 0), w.num_or("flops", 0)};
-  m.collective_bytes = w.num_or("collective_bytes", 0);
+  WorkModel m{w.amount_or("bytes_read", 0), w.amount_or("bytes_written", 0),
+              w.amount_or("flops", 0)};
+  m.collective_bytes = w.amount_or("collective_bytes", 0);
   m.ranks = static_cast<int>(w.count_or("ranks", 0));
   return m;
 }
@@ -198,12 +200,14 @@ Kernel read_kernel(const Reader& r) {
   if (r.has("attributes")) {
     const auto a = r.at("attributes");
     auto& s = k.attributes;
-    s.registers_per_thread = static_cast<int>(a.integer_or("registers_per_thread", 0));
-    s.local_bytes_per_thread = static_cast<std::uint64_t>(a.integer_or("local_bytes_per_thread", 0));
-    s.static_shared_bytes = static_cast<std::uint64_t>(a.integer_or("static_shared_bytes", 0));
-    s.dynamic_shared_bytes = static_cast<std::uint64_t>(a.integer_or("dynamic_shared_bytes", 0));
-    s.block_threads = static_cast<int>(a.integer_or("block_threads", 0));
-    s.grid_blocks = static_cast<std::uint64_t>(a.integer_or("grid_blocks", 0));
+    s.registers_per_thread = static_cast<int>(a.whole_amount_or("registers_per_thread", 0));
+    s.local_bytes_per_thread =
+        static_cast<std::uint64_t>(a.whole_amount_or("local_bytes_per_thread", 0));
+    s.static_shared_bytes = static_cast<std::uint64_t>(a.whole_amount_or("static_shared_bytes", 0));
+    s.dynamic_shared_bytes =
+        static_cast<std::uint64_t>(a.whole_amount_or("dynamic_shared_bytes", 0));
+    s.block_threads = static_cast<int>(a.whole_amount_or("block_threads", 0));
+    s.grid_blocks = static_cast<std::uint64_t>(a.whole_amount_or("grid_blocks", 0));
     s.max_active_blocks_per_sm = static_cast<int>(a.integer_or("max_active_blocks_per_sm", 0));
     s.theoretical_occupancy = a.num_or("theoretical_occupancy", 0);
     for (auto [key, field] : {std::pair{"spill_store_bytes", &StaticAttributes::spill_store_bytes},
@@ -243,19 +247,18 @@ Variant read_variant(const Reader& r) {
   v.timing.warmup = static_cast<int>(t.integer_or("warmup", 0));
   v.timing.repeat = static_cast<int>(t.integer_or("repeat", 0));
   v.timing.cold_l2 = t.boolean_or("cold_l2", false);
-  v.timing.median = t.num("median");
-  v.timing.min = t.num_or("min", v.timing.median);
-  v.timing.max = t.num_or("max", v.timing.median);
-  v.timing.mean = t.num_or("mean", v.timing.median);
-  v.timing.stddev = t.num_or("stddev", 0);
-  if (t.has("samples")) t.each("samples", [&](const Reader& s) {
-    v.timing.samples.push_back(s.as_number());
-  });
+  v.timing.median = t.amount("median");
+  v.timing.min = t.amount_or("min", v.timing.median);
+  v.timing.max = t.amount_or("max", v.timing.median);
+  v.timing.mean = t.amount_or("mean", v.timing.median);
+  v.timing.stddev = t.amount_or("stddev", 0);
+  if (t.has("samples"))
+    t.each("samples", [&](const Reader& s) { v.timing.samples.push_back(s.as_amount()); });
 
   if (r.has("work")) v.work = read_work(r.at("work"));
-  v.effective_bandwidth = r.num_or("effective_bandwidth", 0);
-  v.roof_fraction = r.num_or("roof_fraction", 0);
-  v.speedup = r.num_or("speedup", 0);
+  v.effective_bandwidth = r.amount_or("effective_bandwidth", 0);
+  v.roof_fraction = r.amount_or("roof_fraction", 0);
+  v.speedup = r.amount_or("speedup", 0);
   if (r.has("counters")) {
     const auto k = r.at("counters");
     v.counters.collected = k.boolean_or("collected", false);
@@ -273,10 +276,10 @@ Variant read_variant(const Reader& r) {
   if (r.has("totals")) {
     const auto t = r.at("totals");
     FunctionTotals& f = v.totals.emplace();
-    f.launches = t.integer_or("launches", 0);
+    f.launches = t.whole_amount_or("launches", 0);
     f.timed_launches = t.integer_or("timed_launches", 0);
     f.profiled_launches = t.integer_or("profiled_launches", 0);
-    f.total_seconds = t.num_or("total_seconds", 0);
+    f.total_seconds = t.amount_or("total_seconds", 0);
     f.share_of_gpu_time = t.num_or("share_of_gpu_time", 0);
   }
   return v;
@@ -289,14 +292,14 @@ ProgramInfo read_program(const Reader& r) {
   if (r.has("exit_code")) p.exit_code = static_cast<int>(r.integer("exit_code"));
   p.signal = r.str_or("signal", "");
   p.ended = r.str_or("ended", "");
-  p.wall_seconds = r.num_or("wall_seconds", 0);
+  p.wall_seconds = r.amount_or("wall_seconds", 0);
   p.replay = r.str_or("replay", "");
   p.kernel_filter = r.str_or("kernel_filter", "");
   p.launch_skip = r.integer_or("launch_skip", 0);
   p.launch_count = r.integer_or("launch_count", 0);
   p.launches = r.integer_or("launches", 0);
   p.profiled_launches = r.integer_or("profiled_launches", 0);
-  p.kernel_seconds = r.num_or("kernel_seconds", 0);
+  p.kernel_seconds = r.amount_or("kernel_seconds", 0);
   if (r.has("processes"))
     r.each("processes", [&](const Reader& q) {
       ProcessInfo& process = p.processes.emplace_back();
@@ -407,7 +410,14 @@ Report from_json(const nlohmann::json& doc) {
       report.params[it.key()] = p.integer(it.key());
   }
   if (root.has("work")) report.work = read_work(root.at("work"));
-  root.each("variants", [&](const Reader& v) { report.variants.push_back(read_variant(v)); });
+  std::set<std::string> names;
+  root.each("variants", [&](const Reader& v) {
+    report.variants.push_back(read_variant(v));
+    // Comparisons, selections and the diagnosis find a variant by its name.
+    if (!names.insert(report.variants.back().name).second)
+      Reader::fail(v.where() + ".name", "'" + report.variants.back().name +
+                                            "' names an earlier variant too: names are unique");
+  });
   if (root.has("warnings")) root.each("warnings", [&](const Reader& w) {
     report.warnings.push_back(w.as_string());
   });
@@ -416,6 +426,7 @@ Report from_json(const nlohmann::json& doc) {
 
 Report load_report(const std::string& path) {
   const std::string text = read_file(path);
+  check_json_depth(text, "'" + path + "'");
   json doc;
   try {
     doc = json::parse(text);

@@ -61,6 +61,8 @@ Activity read_activity(const Reader& r) {
   a.device = static_cast<std::uint32_t>(r.count_or("device", 0));
   a.start = r.num("start");
   a.end = r.num("end");
+  if (!(a.end >= a.start))
+    Reader::fail(r.where() + ".end", "before its start: a negative duration");
   if (a.end < a.start) Reader::fail(r.where() + ".end", "ends before it starts");
   a.bytes = r.count_or("bytes", 0);
   a.source_memory = r.str_or("source_memory", "");

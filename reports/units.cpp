@@ -45,6 +45,10 @@ std::string scaled(double v, const char* const* symbols, int n, double step) {
   return sig3(x) + " " + symbols[i];
 }
 
+// A ratio or a percentage of a value that is infinite, NaN or denormal says nothing: it is shown
+// as missing rather than as "+inf%" or "9.84e-312x".
+bool meaningless(double v) { return !std::isfinite(v) || (v != 0 && !std::isnormal(v)); }
+
 }  // namespace
 
 std::string seconds(double s) {
@@ -63,9 +67,17 @@ std::string bytes(double b) {
 
 std::string bandwidth(double bytes_per_s) { return whole(bytes_per_s / 1e9) + " GB/s"; }
 
-std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+std::string percent(double fraction) {
+  if (meaningless(fraction) || meaningless(fraction * 100.0)) return kMissing;
+  return fmt::format("{:.1f}%", fraction * 100.0);
+}
 
-std::string ratio(double r) { return sig3(r) + "x"; }
+std::string signed_percent(double change) {
+  if (meaningless(change) || meaningless(change * 100.0)) return kMissing;
+  return fmt::format("{:+.1f}%", change * 100.0);
+}
+
+std::string ratio(double r) { return meaningless(r) ? kMissing : sig3(r) + "x"; }
 
 std::string count(double c) {
   if (std::fabs(c) >= 1e10) return fmt::format("{:.3g}", c);
@@ -89,7 +101,7 @@ std::string metric(double value, metrics::Unit unit) {
     case metrics::Unit::bytes:
       return bytes(value);
     case metrics::Unit::percent:
-      return fmt::format("{:.1f}%", value);
+      return percent(value / 100.0);
     case metrics::Unit::count:
       return count(value);
     case metrics::Unit::ratio:

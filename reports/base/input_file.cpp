@@ -61,4 +61,28 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   return text;
 }
 
+void check_json_depth(const std::string& text, const std::string& what) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;  // the escaped character, whatever it is
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw UsageError(
+            fmt::format("{}: JSON nested deeper than {} levels (at byte {}), more "
+                        "than any report of gpulab's",
+                        what, kMaxJsonDepth, i));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 }  // namespace gpulab

@@ -15,4 +15,14 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 // path when it cannot or when there is more (a pipe or a device is read only that far).
 std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
+// The deepest nesting of arrays and objects a JSON input may have: gpulab's reports nest about
+// eight levels, and a parser's memory grows with the depth (a 64 MiB file of '[' takes gigabytes
+// to refuse). Documented in docs/report-schema.md beside kMaxInputBytes.
+inline constexpr int kMaxJsonDepth = 64;
+
+// Throws UsageError naming `what` when `text` nests arrays and objects deeper than kMaxJsonDepth:
+// one pass over the text, before any parser allocates for it (brackets inside strings do not
+// count).
+void check_json_depth(const std::string& text, const std::string& what);
+
 }  // namespace gpulab

@@ -20,8 +20,6 @@ std::string heading(const std::string& text, const Style& style) {
                                              : paint(text, Tone::strong, style) + "\n";
 }
 
-std::string signed_percent(double change) { return fmt::format("{:+.1f}%", change * 100.0); }
-
 std::string variant_name(const VariantComparison& v, const Style& style) {
   if (v.variant_a.empty()) return shown(v.variant_b, style);
   if (v.variant_b.empty() || v.variant_a == v.variant_b) return shown(v.variant_a, style);
@@ -157,7 +155,7 @@ std::string render_comparison(const Comparison& c, const Style& style) {
   for (const auto& v : c.variants) {
     const bool both = v.time_a && v.time_b;
     times.add_row({variant_name(v, style), timing_row_median(v.time_a), timing_row_median(v.time_b),
-                   both ? signed_percent(v.change) : "-",
+                   both ? units::signed_percent(v.change) : "-",
                    both ? fmt::format("±{:.1f}%", v.noise * 100.0) : "-", time_verdict(v, style)});
   }
   out += render(times, style);
@@ -176,7 +174,7 @@ std::string render_comparison(const Comparison& c, const Style& style) {
     TextTable table({"metric", "A", "B", "change", "verdict"});
     for (const auto& m : deltas)
       table.add_row({shown(m.label, style), value_or_dash(m.a, m.name), value_or_dash(m.b, m.name),
-                     m.a && m.b && *m.a != 0 ? signed_percent(m.change) : "-",
+                     m.a && m.b && *m.a != 0 ? units::signed_percent(m.change) : "-",
                      to_string(m.verdict)});
     out += render(table, style);
   };

@@ -457,7 +457,7 @@ std::string report_section(const Report& r, const SourceText& text_of) {
 std::string change_text(const std::optional<double>& a, const std::optional<double>& b,
                         double change) {
   if (!a || !b) return "—";
-  return fmt::format("{:+.1f}%", change * 100.0);
+  return units::signed_percent(change);
 }
 
 }  // namespace
@@ -504,11 +504,10 @@ std::string comparison_section(const Comparison& c) {
     if (v.time_b)
       out += svg::rect(label_w, y + row_h, x.map(v.time_b->median) - label_w, row_h - 3, "bar",
                        "B: " + units::seconds(v.time_b->median));
-    out +=
-        svg::text(label_w + bar_w + 8, y + row_h + 2,
-                  fmt::format("{} ({})", to_string(v.verdict),
-                              v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—"),
-                  "small");
+    out += svg::text(label_w + bar_w + 8, y + row_h + 2,
+                     fmt::format("{} ({})", to_string(v.verdict),
+                                 v.time_a && v.time_b ? units::signed_percent(v.change) : "—"),
+                     "small");
   }
   out += svg::close() +
          "<figcaption>Median times, A (gray) above B (blue); the verdict accounts "
@@ -517,7 +516,7 @@ std::string comparison_section(const Comparison& c) {
     out += fmt::format(
         "<h3>{}/{}</h3>\n<p>{}: {}; noise band ±{:.1f}%</p>\n", esc(v.lab),
         esc(v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b),
-        to_string(v.verdict), v.time_a && v.time_b ? fmt::format("{:+.1f}%", v.change * 100) : "—",
+        to_string(v.verdict), v.time_a && v.time_b ? units::signed_percent(v.change) : "—",
         v.noise * 100);
     for (const auto& k : v.kernels) {
       out += fmt::format(

@@ -182,7 +182,7 @@ std::string timeline_chart(const Timeline& timeline, int width) {
     last = std::max(last, a.end);
   }
   const double cell = (last - first) / width;
-  if (cell <= 0) return "";
+  if (!(cell > 0) || !std::isfinite(cell)) return "";
 
   // Row -> for each cell, the time each symbol covers in it.
   std::map<TimelineRow, std::vector<std::map<char, double>>> lanes;

@@ -1,5 +1,7 @@
 #include "reports/render/roofline.hpp"
 
+#include <cmath>
+
 #include "reports/kernel_name.hpp"
 #include "reports/report.hpp"
 
@@ -47,6 +49,8 @@ std::vector<RooflinePoint> roofline_points(const Report& report) {
     if (bytes <= 0) continue;
     p.intensity = work.flops / bytes;
     p.attained = work.flops / v.timing.median;
+    // A point a log-log chart can place: positive, finite and not denormal (1e-320 FLOP).
+    if (!std::isnormal(p.intensity) || !std::isnormal(p.attained)) continue;
     points.push_back(p);
   }
   return points;

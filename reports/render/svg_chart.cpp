@@ -2,12 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "reports/render/escape.hpp"
 
 namespace gpulab::report::svg {
+namespace {
+
+// The most ticks an axis draws: an axis is drawn for any values a report holds, degenerate ones
+// (0, a denormal, 1e308) included, and must end.
+constexpr std::size_t kMaxTicks = 64;
+
+}  // namespace
 
 double Axis::map(double value) const {
   double t = 0;
@@ -22,13 +30,16 @@ double Axis::map(double value) const {
 
 std::vector<double> Axis::ticks() const {
   std::vector<double> out;
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return out;
   if (log) {
-    for (double e = std::ceil(std::log10(lo) - 1e-9); e <= std::log10(hi) + 1e-9; e += 1)
+    if (!(lo > 0) || hi < lo) return out;
+    for (double e = std::ceil(std::log10(lo) - 1e-9);
+         e <= std::log10(hi) + 1e-9 && out.size() < kMaxTicks; e += 1)
       out.push_back(std::pow(10.0, e));
     return out;
   }
   const double span = hi - lo;
-  if (span <= 0) return {lo};
+  if (!(span > 0) || !std::isfinite(span)) return {lo};
   const double raw = span / 5;
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   double step = magnitude;
@@ -37,13 +48,23 @@ std::vector<double> Axis::ticks() const {
       step = m * magnitude;
       break;
     }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push_back(v);
+  if (!(step > 0) || !std::isfinite(step)) return {lo};  // a span too small for a step
+  // Counted, not summed: v += step stops moving where step is below v's precision.
+  const double first = std::ceil(lo / step) * step;
+  for (std::size_t i = 0; i < kMaxTicks; ++i) {
+    const double v = first + static_cast<double>(i) * step;
+    if (v > hi + step * 1e-9) break;
+    out.push_back(v);
+  }
   return out;
 }
 
 Axis decades(double lo, double hi, double from_px, double to_px) {
   Axis a;
   a.log = true;
+  // A log axis needs a positive, finite, normal range: anything else draws one decade.
+  if (!(lo >= std::numeric_limits<double>::min()) || !std::isfinite(lo)) lo = 1;
+  if (!(hi >= lo) || !std::isfinite(hi)) hi = lo;
   a.lo = std::pow(10.0, std::floor(std::log10(lo)));
   a.hi = std::pow(10.0, std::ceil(std::log10(hi)));
   if (a.hi <= a.lo) a.hi = a.lo * 10;

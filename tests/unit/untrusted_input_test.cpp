@@ -1,10 +1,12 @@
 // Reports are files anyone can write. A report whose strings carry terminal control sequences,
 // HTML or enormous names must print harmlessly in every text form (text, Markdown, CSV,
 // compare); a report that is malformed in any way, or endless, is a one-line exit-2 error.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <regex>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -17,6 +19,7 @@
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"
+#include "unit/temp_folder.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -177,6 +180,108 @@ TEST(UntrustedReport, AnEndlessInputFailsAtTheSizeBound) {
   }
   EXPECT_EQ(read_file(path, 4096).size(), 4096u) << "up to the bound is fine";
   std::remove(path.c_str());
+}
+
+// The fixture as JSON, changed by `edit`, written into `folder` as `name`.
+template <typename Edit>
+std::string edited_fixture(const test::TempFolder& folder, const std::string& name, Edit edit) {
+  auto doc = nlohmann::json::parse(read_file(kFixture));
+  edit(doc);
+  const std::string path = folder / name;
+  std::ofstream(path) << doc.dump();
+  return path;
+}
+
+long peak_rss_kib() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+// Deep nesting is refused before a parser allocates for it: a parser's memory grows with the
+// depth, gigabytes for a 64 MiB file of '['.
+TEST(UntrustedReport, NestingDeeperThanTheLimitIsRefusedBeforeMemoryGrows) {
+  test::TempFolder folder;
+  const std::string path = folder / "nested.json";
+  std::ofstream(path) << std::string(32u << 20, '[');
+  const long before = peak_rss_kib();
+  expect_malformed(path, "JSON nested deeper than 64 levels (at byte 64)");
+  EXPECT_LT(peak_rss_kib() - before, 200 * 1024) << "KiB of peak memory grown";
+  // Brackets inside strings are text, not nesting.
+  const std::string quoted = edited_fixture(folder, "quoted.json", [](nlohmann::json& doc) {
+    doc["lab"]["summary"] = std::string(1000, '[') + "\"{";
+  });
+  EXPECT_EQ(run_cli({"diagnose", "--report", quoted}).code, 0);
+}
+
+// What a report cannot hold: negative durations, byte counts or grids, and two variants of one
+// name. Each is one line naming where in the JSON it is.
+TEST(UntrustedReport, ValuesThatCannotBeAreRefusedNamingTheirPlace) {
+  test::TempFolder folder;
+  struct Case {
+    std::string name, says;
+    void (*edit)(nlohmann::json&);
+  };
+  const Case cases[] = {
+      {"median", "variants[1].timing.median: negative",
+       [](nlohmann::json& d) { d["variants"][1]["timing"]["median"] = -1e-3; }},
+      {"sample", "variants[0].timing.samples[2]: negative",
+       [](nlohmann::json& d) { d["variants"][0]["timing"]["samples"][2] = -1; }},
+      {"bytes", "work.bytes_read: negative",
+       [](nlohmann::json& d) { d["work"]["bytes_read"] = -4096; }},
+      {"grid", "variants[0].kernels[0].attributes.grid_blocks: negative",
+       [](nlohmann::json& d) { d["variants"][0]["kernels"][0]["attributes"]["grid_blocks"] = -8; }},
+      {"duplicate", "variants[2].name: 'naive' names an earlier variant too",
+       [](nlohmann::json& d) { d["variants"][2]["name"] = "naive"; }},
+  };
+  for (const auto& c : cases) {
+    const std::string path = edited_fixture(folder, c.name + ".json", c.edit);
+    expect_malformed(path, c.says);
+  }
+}
+
+// A ratio or percentage of a denormal, or one that overflows, prints as missing: never "+inf%"
+// nor "9.84e-312x".
+TEST(UntrustedReport, RatiosOfDenormalsAndOverflowsPrintAsMissing) {
+  test::TempFolder folder;
+  const std::string tiny = edited_fixture(folder, "tiny.json", [](nlohmann::json& d) {
+    for (auto& v : d["variants"]) {
+      v["timing"] = {{"median", 5e-324}, {"warmup", 1}, {"repeat", 1}};
+      v["speedup"] = 9.84e-312;
+    }
+  });
+  const std::string huge = edited_fixture(folder, "huge.json", [](nlohmann::json& d) {
+    for (auto& v : d["variants"]) v["timing"] = {{"median", 1e300}, {"warmup", 1}, {"repeat", 1}};
+  });
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"compare", tiny, huge},
+                                             {"compare", huge, tiny},
+                                             {"diagnose", "--report", tiny},
+                                             {"compare", tiny, huge, "--format", "markdown"}}) {
+    const auto r = run_cli(args);
+    EXPECT_LT(r.code, 3) << r.err;
+    EXPECT_EQ(r.out.find("inf"), std::string::npos) << args[0] << ":\n" << r.out;
+    EXPECT_EQ(r.out.find("nan"), std::string::npos) << args[0] << ":\n" << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, std::regex("e-[0-9]+ ?[x%]")))
+        << "a denormal ratio or percentage in " << args[0] << ":\n"
+        << r.out;
+  }
+  EXPECT_NE(run_cli({"compare", tiny, huge}).out.find("n/a"), std::string::npos);
+}
+
+// A chart's axis ends for any value: a work model of 1e-320 FLOP (a denormal intensity), FLOP and
+// bytes at the top of the double range.
+TEST(UntrustedReport, ChartsEndForDenormalAndHugeValues) {
+  test::TempFolder folder;
+  for (const double flops : {1e-320, 1e308}) {
+    const std::string path = edited_fixture(folder, "flops.json",
+                                            [&](nlohmann::json& d) { d["work"]["flops"] = flops; });
+    const auto r = run_cli({"report", path, "-o", folder / "page.html"});
+    EXPECT_EQ(r.code, 0) << flops << ": " << r.err;
+    const std::string page = read_file(folder / "page.html");
+    EXPECT_LT(page.size(), 4u << 20) << flops;
+    EXPECT_EQ(page.find(">inf<"), std::string::npos) << flops;
+  }
 }
 
 }  // namespace
