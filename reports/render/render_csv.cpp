@@ -1,5 +1,7 @@
 #include "reports/render/render_csv.hpp"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "reports/render/escape.hpp"
@@ -11,15 +13,32 @@ namespace {
 
 std::string number(double v) { return fmt::format("{}", v); }
 
+bool is_number(const std::string& text) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+// A cell a spreadsheet would run as a formula (OWASP, "CSV Injection"): text from a report (a
+// kernel name, a program's argv) that starts with = + - @, a tab or a carriage return. Numbers of
+// gpulab's own ("-0.25") are data.
+bool formula_like(const std::string& text) {
+  return !text.empty() && std::string("=+-@\t\r").find(text[0]) != std::string::npos &&
+         !is_number(text);
+}
+
 }  // namespace
 
 std::string csv_line(const std::vector<std::string>& fields) {
   std::string line;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (i) line += ',';
-    // Fields are often report-borne and CSV is often read on a terminal: no raw controls.
-    const std::string f = terminal_safe(fields[i]);
-    if (f.find_first_of(",\"\n\r") == std::string::npos) {
+    // Fields are often report-borne and CSV is often read on a terminal: no raw controls. A
+    // formula-like cell is defused as OWASP recommends: a leading ' inside quotes.
+    const bool formula = formula_like(fields[i]);
+    const std::string f = (formula ? "'" : "") + terminal_safe(fields[i]);
+    if (!formula && f.find_first_of(",\"\n\r") == std::string::npos) {
       line += f;
       continue;
     }

@@ -10,7 +10,9 @@
 
 namespace gpulab::report {
 
-// One CSV record (fields quoted when they contain a comma, a quote or a line break).
+// One CSV record (fields quoted when they contain a comma, a quote or a line break; a field a
+// spreadsheet would run as a formula, text that starts with = + - @, a tab or a carriage return,
+// is written as '... in quotes, as OWASP recommends; numbers are left as they are).
 std::string csv_line(const std::vector<std::string>& fields);
 
 // lab,variant,kernel,quantity,value: timing, bandwidth, check, every raw and derived metric,

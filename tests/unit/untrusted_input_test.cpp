@@ -284,5 +284,22 @@ TEST(UntrustedReport, ChartsEndForDenormalAndHugeValues) {
   }
 }
 
+// Text from a report that a spreadsheet would run as a formula is defused (OWASP: a leading '
+// inside quotes); gpulab's own numbers, negative ones included, are left as they are.
+TEST(UntrustedReport, CsvCellsThatLookLikeFormulasAreDefused) {
+  EXPECT_EQ(csv_line({"=HYPERLINK(\"http://x\")", "+1+2", "-2+3", "@SUM(A1)", "\tx", "-0.25",
+                      "1e-05", "plain"}),
+            "\"'=HYPERLINK(\"\"http://x\"\")\",\"'+1+2\",\"'-2+3\",\"'@SUM(A1)\",\"'\\x09x\","
+            "-0.25,1e-05,plain\n");
+  test::TempFolder folder;
+  const std::string path = edited_fixture(folder, "formula.json", [](nlohmann::json& d) {
+    d["variants"][0]["name"] = "=cmd|' /C calc'!A0";
+  });
+  const auto r = run_cli({"diagnose", "--report", path, "--format", "csv"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(",\"'=cmd|' /C calc'!A0\","), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(",=cmd"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace gpulab::report
