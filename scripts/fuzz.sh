@@ -12,7 +12,9 @@
 # of an execution's time): a crash or leak report then says where it happened but not where
 # the memory was allocated or freed; rerunning the input prints that.
 #   bash scripts/fuzz.sh [SECONDS | --runs N] [TARGET...]
-# TARGET: report_loader, diagnose_report, compare, cli_params (default: all four, in turn).
+# TARGET: report_loader, diagnose_report, compare, cli_params, renderers (default: all five, in
+# turn). Each runs with a memory limit (-rss_limit_mb=1024): a renderer or chart that grows without
+# bound is a crash, as an input that takes longer than -timeout is.
 # Extra cmake arguments go in GPULAB_CMAKE_ARGS (e.g. -DCMAKE_CXX_COMPILER_LAUNCHER=ccache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +30,7 @@ else
   shift || true
 fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(report_loader diagnose_report compare cli_params)
+[ ${#targets[@]} -gt 0 ] || targets=(report_loader diagnose_report compare cli_params renderers)
 
 build=build-sanitize
 work=$build/fuzz
@@ -49,7 +51,7 @@ small='.variants |= map(.kernels |= .[:2] | if .timeline then .timeline.activiti
 make_seeds() {
   local s=$work/seeds f name n i line
   rm -rf "$s"
-  mkdir -p "$s"/{reports,report_loader,diagnose_report,compare,cli_params}
+  mkdir -p "$s"/{reports,report_loader,diagnose_report,compare,cli_params,renderers}
   for f in "${fixtures[@]}"; do
     name=$(basename "$(dirname "$f")")-$(basename "$f" .json)
     jq -c "$small"' | .variants |= (if length > 1 then [first, last] else . end)' "$f" \
@@ -62,6 +64,7 @@ make_seeds() {
         done
   done
   cp "$s"/reports/*.json "$s/report_loader/"
+  cp "$s"/reports/*.json "$s/renderers/"
 
   # diagnose --report: a one-variant report, its variant and first kernel, and a threshold of
   # those the fixtures' diagnoses name.
@@ -128,7 +131,7 @@ for t in "${targets[@]}"; do
   echo "== fuzz $t: $what"
   start=$SECONDS
   # -timeout: an input that takes this long (seconds) is reported as a hang.
-  if TMPDIR=$tmp "$build/tests/fuzz/gpulab_fuzz_$t" "${limit[@]}" -timeout=30 \
+  if TMPDIR=$tmp "$build/tests/fuzz/gpulab_fuzz_$t" "${limit[@]}" -timeout=30 -rss_limit_mb=1024 \
       -dict="$dict" -artifact_prefix="$work/crashes/$t-" -print_final_stats=1 \
       "$work/corpus/$t" "$work/seeds/$t" >"$log" 2>&1; then
     result=ok
