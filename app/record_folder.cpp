@@ -5,10 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -92,14 +93,55 @@ void RecordFolder::remove() {
   path_.clear();
 }
 
+namespace {
+
+// One record file, line by line, without following a link or waiting on a FIFO, and at most
+// kMaxRecordFileBytes of it: the program writes the folder, and what it writes is untrusted.
+void read_record_file(const std::string& path, const std::string& name, report::RecordSet& into) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    into.not_read.push_back(name + ": not a plain file");
+    return;
+  }
+  std::string pending;
+  std::size_t total = 0;
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    const std::size_t take =
+        std::min(static_cast<std::size_t>(n), report::kMaxRecordFileBytes - total);
+    total += take;
+    pending.append(chunk, take);
+    std::size_t start = 0;
+    for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
+      report::read_record_line(pending.substr(start, end - start), into);
+    pending.erase(0, start);
+    if (total == report::kMaxRecordFileBytes) {
+      into.not_read.push_back(
+          fmt::format("{}: past {} MiB, the most gpulab reads of a record "
+                      "file",
+                      name, report::kMaxRecordFileBytes >> 20));
+      pending.clear();
+      break;
+    }
+  }
+  report::read_record_line(pending, into);  // a last line without its newline
+  ::close(fd);
+}
+
+}  // namespace
+
 report::RecordSet RecordFolder::read() const {
   report::RecordSet records;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(path_, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.empty() || name[0] == '.' || !entry.is_regular_file(ec)) continue;
-    std::ifstream in(entry.path());
-    report::read_records(in, records);
+    if (name.empty() || name[0] == '.') continue;  // the folder's own lock file
+    read_record_file(entry.path().string(), name, records);
   }
   return records;
 }

@@ -73,6 +73,7 @@ void read_line(const json& doc, RecordSet& into) {
       into.processes.push_back(std::move(p));
   } else if (type == "launch") {
     RecordedLaunch& l = into.launches.emplace_back();
+    into.launch_positions[{pid, r.integer("index")}] = into.launches.size() - 1;
     l.pid = pid;
     l.index = r.integer("index");
     l.correlation_id = static_cast<std::uint32_t>(r.integer_or("correlation_id", 0));
@@ -88,14 +89,12 @@ void read_line(const json& doc, RecordSet& into) {
     l.error = r.str_or("error", "");
   } else if (type == "counters") {
     const std::int64_t index = r.integer("launch_index");
-    // Its launch was written shortly before it: search from the end.
-    auto launch =
-        std::find_if(into.launches.rbegin(), into.launches.rend(),
-                     [&](const RecordedLaunch& l) { return l.pid == pid && l.index == index; });
-    if (launch == into.launches.rend()) {
+    const auto at = into.launch_positions.find({pid, index});
+    if (at == into.launch_positions.end()) {
       ++into.orphan_counters;
       return;
     }
+    RecordedLaunch* launch = &into.launches[at->second];
     launch->passes = static_cast<int>(r.integer_or("passes", 0));
     launch->metrics = r.number_map_or_empty("metrics");
     launch->error = r.str_or("error", "");
@@ -230,16 +229,18 @@ std::string to_line(std::int64_t pid, const TraceCounts& c) {
                   {"unreadable", c.unreadable}});
 }
 
-void read_records(std::istream& in, RecordSet& into) {
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    try {
-      check_json_depth(line, "a record");
-      read_line(json::parse(line), into);
-    } catch (const std::exception&) {  // cut short by a kill, or not a record
-      ++into.unreadable_lines;
-    }
+void read_record_line(const std::string& line, RecordSet& into) {
+  if (line.empty()) return;
+  try {
+    check_json_depth(line, "a record");
+    read_line(json::parse(line), into);
+  } catch (const std::exception&) {  // cut short by a kill, or not a record
+    ++into.unreadable_lines;
   }
+}
+
+void read_records(std::istream& in, RecordSet& into) {
+  for (std::string line; std::getline(in, line);) read_record_line(line, into);
 }
 
 std::string to_json_text(const InjectionConfig& c) {

@@ -92,6 +92,11 @@ struct RecordSet {
   std::map<std::int64_t, TraceCounts> trace_counts;  // trace mode, per pid
   std::int64_t unreadable_lines = 0;  // lines cut short by a kill, or not records at all
   std::int64_t orphan_counters = 0;   // counters records naming no launch read before them
+  // Entries of the record folder left unread, each with why (not a plain file; past the size
+  // bound from there on).
+  std::vector<std::string> not_read;
+  // Where each (pid, launch index) is in `launches`: a counters record finds its launch at once.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> launch_positions;
 };
 
 std::string to_line(const RecordedProcess& r);
@@ -105,6 +110,14 @@ std::string to_line(std::int64_t pid, const TraceCounts& counts);
 
 // Adds the records of one file to `into`; never throws on content (a bad line is counted).
 void read_records(std::istream& in, RecordSet& into);
+// Adds one line's record (without its newline); a line that is not a record is counted.
+void read_record_line(const std::string& line, RecordSet& into);
+
+// The most gpulab reads of one process's record file: far above what the injection writes (its
+// records of a launch are written only for the launches it profiles, docs/profile.md), low
+// enough that a runaway file cannot take the machine's memory. Past it, the rest is not read and
+// the report says so.
+inline constexpr std::size_t kMaxRecordFileBytes = std::size_t{256} << 20;
 
 // The parent's options, passed to the injection library in the environment as one JSON object.
 struct InjectionConfig {

@@ -188,6 +188,8 @@ void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t 
   if (records.orphan_counters > 0)
     out.push_back(fmt::format("{} counter records name no launch recorded before them",
                               records.orphan_counters));
+  for (const auto& entry : records.not_read)
+    out.push_back("the record folder's " + entry + ": not read");
   if (records.unreadable_lines > 0)
     out.push_back(
         fmt::format("{} record lines could not be read (cut short when a process was "

@@ -2,12 +2,13 @@
 // the injection library would (the folder named in GPULAB_PROFILE_CONFIG), a process record and
 // two launches of one kernel, as the library writes them, and then does what a test asks:
 //
-//   gpulab_stand_in [--ignore-int] [--ready FILE] [--sleep SECONDS] [--subfolder]
+//   gpulab_stand_in [--ignore-int] [--ready FILE] [--sleep SECONDS] [--subfolder] [--odd-files]
 //
 //   --ignore-int   ignore SIGINT (a program that outlives Ctrl-C)
 //   --ready FILE   once the records are written, write this process's pid into FILE
 //   --sleep S      then sleep S seconds (signals may end it sooner)
 //   --subfolder    also leave a subfolder and a dotfile in the record folder
+//   --odd-files    also leave a FIFO and a symbolic link (to a file of records) in it
 //
 // It exits 0. Run without gpulab (no configuration), it writes no records.
 #include <signal.h>
@@ -46,7 +47,7 @@ std::string records(std::int64_t pid) {
 int main(int argc, char** argv) {
   std::string ready;
   double sleep_seconds = 0;
-  bool subfolder = false;
+  bool subfolder = false, odd_files = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--ignore-int") {
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
       sleep_seconds = std::atof(argv[++i]);
     } else if (arg == "--subfolder") {
       subfolder = true;
+    } else if (arg == "--odd-files") {
+      odd_files = true;
     } else {
       return 2;
     }
@@ -65,6 +68,11 @@ int main(int argc, char** argv) {
   if (const char* config = std::getenv(kInjectionConfigVariable)) {
     const std::string dir = injection_config_from_json(config).output_dir;
     std::ofstream(dir + "/" + std::to_string(pid) + ".jsonl") << records(pid);
+    if (odd_files) {
+      ::mkfifo((dir + "/fifo.jsonl").c_str(), 0600);  // reading it would wait for a writer
+      ::symlink((dir + "/" + std::to_string(pid) + ".jsonl").c_str(),
+                (dir + "/link.jsonl").c_str());
+    }
     if (subfolder) {
       ::mkdir((dir + "/left-behind").c_str(), 0700);
       std::ofstream(dir + "/left-behind/.hidden") << "x";

@@ -199,6 +199,24 @@ TEST(ProfileProcess, TheRecordFolderGoesWithWhatTheProgramLeftInIt) {
   EXPECT_EQ(record_folders(folder), 0);
 }
 
+// The program writes the record folder: a FIFO would block a reader, a link would read what it
+// points to. Neither is read, and the report says so.
+TEST(ProfileProcess, RecordFolderEntriesThatAreNotPlainFilesAreNotRead) {
+  TempFolder folder;
+  const std::string json = folder / "report.json";
+  const auto out = sh("timeout 20 " + gpulab_in(folder) + " profile --replay none --json " + json +
+                      " -- " + kStandIn + " --odd-files 2>&1");
+  EXPECT_EQ(out.code, 0) << out.text;
+  const report::Report r = report::load_report(json);
+  ASSERT_EQ(r.variants.size(), 1u);
+  EXPECT_EQ(r.variants[0].totals->launches, 2) << "the link's records were not read twice";
+  std::string left_out;
+  for (const auto& line : r.program->left_out) left_out += line + "\n";
+  EXPECT_NE(left_out.find("fifo.jsonl: not a plain file"), std::string::npos) << left_out;
+  EXPECT_NE(left_out.find("link.jsonl: not a plain file"), std::string::npos) << left_out;
+  EXPECT_EQ(record_folders(folder), 0);
+}
+
 TEST(ProfileProcess, AProgramThatCannotRunIs127Or126AsInAShell) {
   TempFolder folder;
   std::ofstream(folder / "not-executable") << "echo never\n";
