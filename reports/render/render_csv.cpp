@@ -113,13 +113,21 @@ std::string findings_csv(const Report& r) {
 
 std::string comparison_csv(const std::vector<Comparison>& against_first) {
   std::string out = csv_line({"a", "b", "lab", "variant_a", "variant_b", "median_a_s", "median_b_s",
-                              "change", "noise", "verdict"});
-  for (const auto& c : against_first)
-    for (const auto& v : c.variants)
+                              "change", "noise", "verdict", "warnings"});
+  for (const auto& c : against_first) {
+    // What the text and JSON forms say above the table (different devices, parameters), on
+    // every row of its comparison: a CSV has nowhere else to keep it.
+    std::string warnings;
+    for (const auto& w : c.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
+    for (const auto& v : c.variants) {
+      // A variant on one side only has no change and no noise band: empty, not 0.
+      const bool both = v.time_a && v.time_b;
       out += csv_line({c.label_a, c.label_b, v.lab, v.variant_a, v.variant_b,
                        v.time_a ? number(v.time_a->median) : "",
-                       v.time_b ? number(v.time_b->median) : "", number(v.change), number(v.noise),
-                       to_string(v.verdict)});
+                       v.time_b ? number(v.time_b->median) : "", both ? number(v.change) : "",
+                       both ? number(v.noise) : "", to_string(v.verdict), warnings});
+    }
+  }
   return out;
 }
 

@@ -221,6 +221,32 @@ TEST(Compare, VariantOnOneSideOnlyIsAddedOrRemoved) {
   EXPECT_EQ(c.variants[1].verdict, report::Verdict::removed);
 }
 
+// CSV keeps what the other forms say: the warnings on every row of their comparison, and no
+// change or noise where a variant is on one side only.
+TEST(Compare, CsvKeepsTheWarningsAndLeavesOneSidedRowsEmpty) {
+  const auto r = run_cli({"compare", kA, kB, "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("a,b,lab,variant_a,variant_b,median_a_s,median_b_s,change,noise,verdict,"
+                        "warnings\n",
+                        0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find(",different parameters (cols=8192 rows=8192 vs cols=4096 rows=4096)"),
+            std::string::npos)
+      << r.out;
+
+  auto doc = fixture();
+  doc["variants"].erase(1);  // drop "tiled"
+  const auto b = write_temp(doc, "one_sided.json");
+  const auto one_sided = run_cli({"compare", kA, b, "--format", "csv"});
+  ASSERT_EQ(one_sided.code, 0) << one_sided.err;
+  EXPECT_NE(one_sided.out.find(",tiled,,"), std::string::npos) << one_sided.out;
+  EXPECT_NE(one_sided.out.find(",,,removed,"), std::string::npos)
+      << "no median of B, no change, no noise:\n"
+      << one_sided.out;
+  std::remove(b.c_str());
+}
+
 TEST(Compare, ThreeReportsGiveATableAgainstTheFirst) {
   const auto slow = write_temp(with_times_scaled(2.0), "slow3.json");
   const auto r = run_cli({"compare", kA, kA, slow});
