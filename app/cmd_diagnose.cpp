@@ -80,6 +80,10 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
     const auto thresholds = parse_thresholds(run.thresholds);
     // Diagnosed whole, then selected: a kernel's share of the time is of its whole variant.
     report = report::load_report(options.report_path);
+    if (report.variants.empty())
+      throw UsageError(fmt::format("'{}' holds no kernels to diagnose: {} launched none",
+                                   options.report_path,
+                                   report.program ? "the program" : "its run"));
     diagnose_into(report, thresholds, kernels_named(options.kernel));
     report = report::select(report, variants, options.kernel, "'" + options.report_path + "'");
   } else {

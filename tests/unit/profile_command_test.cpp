@@ -94,6 +94,19 @@ TEST(ProfileCommand, RecordsInTheFolderBecomeTheReport) {
   EXPECT_NE(out.text.find("kernel"), std::string::npos) << "the functions table:\n" << out.text;
 }
 
+// A program that launched no kernel leaves a report with nothing to diagnose: said in one line.
+TEST(ProfileCommand, AReportWithNoKernelsSaysSoWhenDiagnosed) {
+  test::TempFolder folder;
+  const std::string json = folder / "none.json";
+  const auto run = sh("TMPDIR=" + folder.path + " " + kBinary + " profile --replay none --json " +
+                      json + " -- true 2>&1");
+  ASSERT_EQ(run.code, 0) << run.text;
+  const auto out = sh(kBinary + " diagnose --report " + json + " 2>&1");
+  EXPECT_EQ(out.code, 2) << out.text;
+  EXPECT_EQ(out.text, "gpulab: error: '" + json +
+                          "' holds no kernels to diagnose: the program launched none\n");
+}
+
 TEST(ProfileCommand, BadInvocationsAreOneLineUsageErrors) {
   struct Case {
     std::string args;
