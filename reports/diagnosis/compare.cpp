@@ -215,6 +215,16 @@ void compare_findings(const Variant* a, const Variant* b, VariantComparison& out
         out.estimates.push_back({f.id, f.estimate->saved, f.estimate->model, !fb.count(f.id)});
 }
 
+}  // namespace
+
+std::string VariantComparison::label() const {
+  if (variant_a.empty()) return variant_b;
+  if (variant_b.empty() || variant_a == variant_b) return variant_a;
+  return variant_a + " → " + variant_b;
+}
+
+namespace {
+
 VariantComparison compare_variant(const std::string& lab, const Variant* a, const Variant* b,
                                   bool by_order, const CompareOptions& options) {
   VariantComparison out;

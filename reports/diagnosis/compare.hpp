@@ -87,6 +87,10 @@ struct VariantComparison {
   std::vector<std::string> findings_resolved, findings_introduced, findings_unchanged;
   // A's findings that carry an estimate, in A's ranking order.
   std::vector<EstimatedFix> estimates;
+
+  // How the tables name it: "naive", "naive → padded", or the one side's name where the other
+  // has none (an added or removed variant).
+  std::string label() const;
 };
 
 struct Comparison {

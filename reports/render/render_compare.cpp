@@ -21,9 +21,7 @@ std::string heading(const std::string& text, const Style& style) {
 }
 
 std::string variant_name(const VariantComparison& v, const Style& style) {
-  if (v.variant_a.empty()) return shown(v.variant_b, style);
-  if (v.variant_b.empty() || v.variant_a == v.variant_b) return shown(v.variant_a, style);
-  return shown(v.variant_a, style) + " → " + shown(v.variant_b, style);
+  return shown(v.label(), style);
 }
 
 std::string time_verdict(const VariantComparison& v, const Style& style) {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/derived.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/limits.hpp"
 #include "reports/kernel_name.hpp"
@@ -495,9 +496,7 @@ std::string comparison_section(const Comparison& c) {
   for (std::size_t i = 0; i < c.variants.size(); ++i) {
     const auto& v = c.variants[i];
     const double y = 6 + i * (2 * row_h + 10);
-    const std::string name =
-        v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b;
-    out += svg::text(label_w - 8, y + row_h + 2, v.lab + "/" + name, "", "end");
+    out += svg::text(label_w - 8, y + row_h + 2, v.lab + "/" + v.label(), "", "end");
     if (v.time_a)
       out += svg::rect(label_w, y, x.map(v.time_a->median) - label_w, row_h - 3, "bar baseline",
                        "A: " + units::seconds(v.time_a->median));
@@ -513,11 +512,9 @@ std::string comparison_section(const Comparison& c) {
          "<figcaption>Median times, A (gray) above B (blue); the verdict accounts "
          "for each side's noise.</figcaption>\n</figure>\n";
   for (const auto& v : c.variants) {
-    out += fmt::format(
-        "<h3>{}/{}</h3>\n<p>{}: {}; noise band ±{:.1f}%</p>\n", esc(v.lab),
-        esc(v.variant_a == v.variant_b ? v.variant_a : v.variant_a + " → " + v.variant_b),
-        to_string(v.verdict), v.time_a && v.time_b ? units::signed_percent(v.change) : "—",
-        v.noise * 100);
+    out += fmt::format("<h3>{}/{}</h3>\n<p>{}: {}; noise band ±{:.1f}%</p>\n", esc(v.lab),
+                       esc(v.label()), to_string(v.verdict),
+                       v.time_a && v.time_b ? units::signed_percent(v.change) : "—", v.noise * 100);
     for (const auto& k : v.kernels) {
       out += fmt::format(
           "<table class=\"deltas\">\n<tr><th>{}</th><th class=\"num\">A</th>"
@@ -528,8 +525,10 @@ std::string comparison_section(const Comparison& c) {
         out += fmt::format(
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-            esc(m.label.empty() ? m.name : m.label), m.a ? units::number(*m.a) : "—",
-            m.b ? units::number(*m.b) : "—", change_text(m.a, m.b, m.change), to_string(m.verdict));
+            esc(m.label.empty() ? m.name : m.label),
+            m.a ? units::metric(*m.a, unit_of(m.name)) : "—",
+            m.b ? units::metric(*m.b, unit_of(m.name)) : "—", change_text(m.a, m.b, m.change),
+            to_string(m.verdict));
       out += "</table>\n";
     }
     const auto ids = [](const std::vector<std::string>& v) {

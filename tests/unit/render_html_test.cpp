@@ -8,16 +8,19 @@
 #include <string>
 
 #include "reports/base/errors.hpp"
+#include "reports/derived.hpp"
 #include "reports/diagnosis/compare.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/limits.hpp"
 #include "reports/render/escape.hpp"
+#include "reports/render/render_compare.hpp"
 #include "reports/render/render_html.hpp"
 #include "reports/render/roofline.hpp"
 #include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "reports/timeline.hpp"
+#include "reports/units.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -214,6 +217,34 @@ TEST(RenderHtml, ComparisonShowsTimesDeltasAndFindings) {
   EXPECT_EQ(count(render_html(std::vector<Comparison>{c, two}, HtmlPage{}),
                   "<section class=\"comparison\">"),
             2u);
+}
+
+// The page shows a metric's value with its unit, as the text does (one formatting for both),
+// and names an added or removed variant by the side that has it.
+TEST(RenderHtml, ComparisonValuesCarryTheirUnitsAndOneSidedVariantsTheirName) {
+  const std::string dir = std::string(GPULAB_FIXTURES_DIR);
+  const Report a = load_report(dir + "/transpose_h200.json");
+  const auto c = compare_variants(a, "naive", "padded", "transpose_h200.json");
+  const std::string html = render_html(std::vector<Comparison>{c}, HtmlPage{});
+  const std::string text = render_comparison(c, Style{});
+  for (const auto& k : c.variants.at(0).kernels)
+    for (const auto& m : k.metrics) {
+      if (!m.a) continue;
+      const std::string shown = units::metric(*m.a, unit_of(m.name));
+      EXPECT_NE(html.find("<td class=\"num\">" + shown + "</td>"), std::string::npos)
+          << m.name << ": " << shown;
+      EXPECT_NE(text.find(shown), std::string::npos) << m.name << ": " << shown;
+    }
+  EXPECT_NE(html.find("%</td>"), std::string::npos) << "occupancy as a percentage";
+
+  Report fewer = a;
+  fewer.variants.pop_back();
+  const auto one_sided = compare_reports(a, fewer, "a.json", "b.json");
+  const std::string page = render_html(std::vector<Comparison>{one_sided}, HtmlPage{});
+  const std::string removed = a.variants.back().name;
+  EXPECT_NE(page.find("transpose/" + removed + "<"), std::string::npos) << page;
+  EXPECT_EQ(page.find("transpose/ →"), std::string::npos);
+  EXPECT_EQ(page.find("→ <"), std::string::npos);
 }
 
 TEST(TraceEvents, StreamsTimelineInPerfettosFields) {
