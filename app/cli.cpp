@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -14,6 +16,7 @@
 #include "app/shell.hpp"
 #include "app/version.hpp"
 #include "reports/base/errors.hpp"
+#include "reports/base/user_input.hpp"
 #include "reports/render/escape.hpp"
 
 namespace gpulab::app {
@@ -106,6 +109,47 @@ std::string as_typed(const std::string& message, CLI::App& app,
   return typed.empty() ? message : typed + message.substr(colon);
 }
 
+// CLI11's "The following arguments were not expected: ..." in gpulab's words, naming the first
+// word it did not take, with a suggestion when a known name is close: an unknown command (no
+// command parsed yet), an unknown option of the command, or an argument it takes none of.
+std::optional<std::string> unexpected_word_message(CLI::App& app,
+                                                   const std::vector<std::string>& args) {
+  const auto left = app.remaining(true);
+  const auto first = std::find_if(args.begin(), args.end(), [&](const std::string& w) {
+    return std::find(left.begin(), left.end(), w) != left.end();
+  });
+  if (first == args.end()) return std::nullopt;
+  const std::string& word = *first;
+  const CLI::App* command = nullptr;
+  for (const auto* sub : app.get_subcommands()) command = sub;  // the one parsed
+  const auto with_hint = [](std::string message, const std::string& hint) {
+    return hint.empty() ? message : message + "; " + hint;
+  };
+  if (word.size() > 1 && word[0] == '-') {
+    const std::string name = word.substr(0, word.find('='));
+    std::vector<std::string> known;
+    for (const auto* owner : {command, static_cast<const CLI::App*>(&app)}) {
+      if (!owner) continue;
+      for (const auto* opt : owner->get_options()) {
+        for (const auto& l : opt->get_lnames()) known.push_back("--" + l);
+        for (const auto& n : opt->get_snames()) known.push_back("-" + n);
+      }
+    }
+    return with_hint(command ? fmt::format("unknown option '{}' for {}", name, command->get_name())
+                             : fmt::format("unknown option '{}'", name),
+                     did_you_mean(name, known));
+  }
+  if (!command) {
+    std::vector<std::string> known;
+    for (const auto* sub : app.get_subcommands([](const CLI::App* s) {
+           return !s->get_group().empty();  // not the hidden ones
+         }))
+      known.push_back(sub->get_name());
+    return with_hint(fmt::format("unknown command '{}'", word), did_you_mean(word, known));
+  }
+  return fmt::format("unexpected argument '{}' for {}", word, command->get_name());
+}
+
 }  // namespace
 
 int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bool in_shell) {
@@ -130,6 +174,12 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bo
     return cli.app.exit(e, io.out, io.err);
   } catch (const CLI::CallForVersion& e) {
     return cli.app.exit(e, io.out, io.err);
+  } catch (const CLI::ExtrasError& e) {
+    const auto message = unexpected_word_message(cli.app, gpulab_words);
+    io.err << "gpulab: error: "
+           << report::terminal_safe(message ? *message : as_typed(e.what(), cli.app, args))
+           << " (see " << report::terminal_safe(help_hint(args, cli.app, in_shell)) << ")\n";
+    return static_cast<int>(ExitCode::usage);
   } catch (const CLI::ParseError& e) {
     io.err << "gpulab: error: " << report::terminal_safe(as_typed(e.what(), cli.app, args))
            << " (see " << report::terminal_safe(help_hint(args, cli.app, in_shell)) << ")\n";

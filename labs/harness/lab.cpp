@@ -67,9 +67,14 @@ std::vector<const VariantSpec*> select_variants(const LabSpec& spec, const std::
   for (const auto& name : split_list("--variant", selection)) {
     if (!spec.find_variant(name)) {
       std::string known;
-      for (const auto& v : spec.variants) known += (known.empty() ? "" : ", ") + v.name;
-      throw UsageError(fmt::format("lab '{}' has no variant '{}' (variants: {}, or all)", spec.name,
-                                   name, known));
+      std::vector<std::string> names;
+      for (const auto& v : spec.variants) {
+        known += (known.empty() ? "" : ", ") + v.name;
+        names.push_back(v.name);
+      }
+      const std::string hint = did_you_mean(name, names);
+      throw UsageError(fmt::format("lab '{}' has no variant '{}' ({}variants: {}, or all)",
+                                   spec.name, name, hint.empty() ? "" : hint + " ", known));
     }
     wanted.insert(name);
   }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "reports/base/errors.hpp"
+#include "reports/base/user_input.hpp"
 
 namespace gpulab::labs {
 namespace {
@@ -41,8 +42,14 @@ const Lab* find_lab(const std::string& name) {
 const Lab& lab_or_throw(const std::string& name) {
   if (const Lab* lab = find_lab(name)) return *lab;
   std::string known;
-  for (const auto& [n, lab] : registry()) known += (known.empty() ? "" : ", ") + n;
-  throw UsageError(fmt::format("unknown lab '{}' (labs: {})", name, known));
+  std::vector<std::string> names;
+  for (const auto& [n, lab] : registry()) {
+    known += (known.empty() ? "" : ", ") + n;
+    names.push_back(n);
+  }
+  const std::string hint = did_you_mean(name, names);
+  throw UsageError(
+      fmt::format("unknown lab '{}' ({}labs: {})", name, hint.empty() ? "" : hint + " ", known));
 }
 
 }  // namespace gpulab::labs

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -85,6 +86,49 @@ double parse_number(const std::string& what, const std::string& text) {
   if (text.find_first_not_of("0123456789+-.eE") != std::string::npos)
     throw UsageError(fmt::format("{}'{}' is not a decimal number", lead(what), text));
   return v;
+}
+
+namespace {
+
+// Levenshtein distance, with a swap of two neighbours counting as one edit (a common slip).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string did_you_mean(const std::string& typed, const std::vector<std::string>& known) {
+  // Names are short; a long typed text is no slip for one of them (and the table grows with it).
+  if (typed.empty() || typed.size() > 64) return "";
+  std::size_t best = std::numeric_limits<std::size_t>::max();
+  std::vector<std::string> closest;
+  for (const auto& name : known) {
+    if (name == typed) continue;
+    const std::size_t limit = name.size() >= 8 ? 3 : 2;
+    const bool prefix = typed.size() >= 3 && name.rfind(typed, 0) == 0;
+    const std::size_t d = prefix ? 1 : edit_distance(typed, name);
+    if (d > limit) continue;
+    if (d < best) {
+      best = d;
+      closest.clear();
+    }
+    if (d == best) closest.push_back(name);
+  }
+  if (closest.empty() || closest.size() > 3) return "";
+  std::string out = "did you mean '" + closest[0] + "'";
+  for (std::size_t i = 1; i < closest.size(); ++i)
+    out += (i + 1 == closest.size() ? " or '" : ", '") + closest[i] + "'";
+  return out + "?";
 }
 
 }  // namespace gpulab

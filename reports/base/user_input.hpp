@@ -33,4 +33,9 @@ std::int64_t parse_integer(const std::string& what, const std::string& text);
 // refused).
 double parse_number(const std::string& what, const std::string& text);
 
+// For a mistyped name, the known names it was likely meant to be, as git suggests them: "did you
+// mean 'transpose'?" (two or three: "did you mean 'pad' or 'padded'?"), or "" when none is close
+// (edit distance at most 2, 3 for names of 8 characters or more; or `typed` begins one of them).
+std::string did_you_mean(const std::string& typed, const std::vector<std::string>& known);
+
 }  // namespace gpulab

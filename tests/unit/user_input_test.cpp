@@ -1,5 +1,6 @@
 // The values users type, read one way everywhere: the list splitter, NAME=VALUE, numbers, and the
 // metrics options that read their lists with the same splitter.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/user_input.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "unit/run_cli.hpp"
 
 namespace gpulab {
 namespace {
@@ -116,6 +118,46 @@ TEST(MetricsOption, ListsFollowTheListRules) {
               metrics::resolve("--check-metrics", "nosuch");
             }).rfind("--check-metrics: unknown metric 'nosuch'", 0),
             0u);
+}
+
+// Suggestions as git makes them: for a slip (a letter wrong, missing, extra or two swapped, a
+// prefix), never for a name far from every known one.
+TEST(DidYouMean, CloseNamesOnlyAndAllEquallyClose) {
+  const std::vector<std::string> labs{"transpose", "reduction", "streams", "spill", "matmul"};
+  EXPECT_EQ(did_you_mean("transpsoe", labs), "did you mean 'transpose'?");
+  EXPECT_EQ(did_you_mean("trans", labs), "did you mean 'transpose'?");
+  EXPECT_EQ(did_you_mean("spil", labs), "did you mean 'spill'?");
+  EXPECT_EQ(did_you_mean("xyzzy", labs), "");
+  EXPECT_EQ(did_you_mean("transpose", labs), "") << "a known name is no slip";
+  EXPECT_EQ(did_you_mean("pad", {"padded", "pads"}), "did you mean 'padded' or 'pads'?");
+  EXPECT_EQ(did_you_mean(std::string(200, 'x'), labs), "");
+}
+
+// The command line's own mistakes, in gpulab's words, with a suggestion when one is close.
+TEST(DidYouMean, CommandsOptionsLabsAndVariantsSuggestAndDistantOnesDoNot) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const Case cases[] = {
+      {{"rnu"}, "unknown command 'rnu'; did you mean 'run'?"},
+      {{"frobnicate"}, "unknown command 'frobnicate' (see gpulab --help)"},
+      {{"run", "transpose", "--repaet", "3"},
+       "unknown option '--repaet' for run; did you mean '--repeat'?"},
+      {{"run", "transpose", "--zzzzzz"}, "unknown option '--zzzzzz' for run (see"},
+      {{"run", "transpsoe"}, "unknown lab 'transpsoe' (did you mean 'transpose'? labs:"},
+      {{"run", "qqqq"}, "unknown lab 'qqqq' (labs:"},
+      {{"run", "transpose", "--variant", "padd"},
+       "has no variant 'padd' (did you mean 'padded'? variants:"},
+      {{"run", "transpose", "--variant", "xyzzy"}, "has no variant 'xyzzy' (variants:"},
+      {{"list", "extra"}, "unexpected argument 'extra' for list"},
+  };
+  for (const auto& c : cases) {
+    const auto r = test::run_cli(c.args);
+    EXPECT_EQ(r.code, 2) << c.args[0];
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 }  // namespace
