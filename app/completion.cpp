@@ -134,7 +134,9 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, bool 
     return out;
   }
   const std::string& command = words.front();
-  if (in_shell && command == "help") return words.size() == 1 ? candidates({}, true) : std::vector<std::string>{};
+  // `help CMD`, in the shell and on the command line alike.
+  if (command == "help")
+    return words.size() == 1 ? candidates({}, in_shell) : std::vector<std::string>{};
   if (in_shell && command == "set") return words.size() == 1 ? shell_setting_names() : std::vector<std::string>{};
 
   CLI::App* sub = find_command(cli, command);
@@ -182,8 +184,33 @@ PathKind path_expected(const std::vector<std::string>& words, const std::string&
   return starts_with(partial, "-") ? PathKind::none : positional();  // a '-' begins an option
 }
 
+// The options whose value is a comma-separated list of names (split_list).
+bool takes_a_list(const std::string& option) {
+  return option == "--variant" || option == "-v" || option == "--labs" || option == "--metrics" ||
+         option == "-m" || option == "--check-metrics";
+}
+
 std::vector<std::string> complete(const std::vector<std::string>& words, const std::string& partial,
                                   bool in_shell) {
+  // "--option=VAL": the value after the '=' is completed, each candidate with its option before it.
+  if (const auto eq = partial.find('='); starts_with(partial, "--") && eq != std::string::npos) {
+    auto with_option = words;
+    with_option.push_back(partial.substr(0, eq));
+    std::vector<std::string> out;
+    for (const auto& c : complete(with_option, partial.substr(eq + 1), in_shell))
+      out.push_back(partial.substr(0, eq + 1) + c);
+    return out;
+  }
+  // "tiled,pa" in a list: the item after the last comma, with the items before it kept and not
+  // offered again.
+  if (const auto comma = partial.rfind(',');
+      comma != std::string::npos && words.size() > 1 && takes_a_list(words.back())) {
+    const std::string head = partial.substr(0, comma + 1);
+    std::vector<std::string> out;
+    for (const auto& c : complete(words, partial.substr(comma + 1), in_shell))
+      if (("," + head).find("," + c + ",") == std::string::npos) out.push_back(head + c);
+    return out;
+  }
   auto all = candidates(words, in_shell);
   std::vector<std::string> out;
   for (auto& c : all)

@@ -38,6 +38,22 @@ TEST(Completion, ThresholdsAndParametersByName) {
   EXPECT_EQ(complete({"selftest", "--labs"}, "trans", false), (std::vector<std::string>{"transpose"}));
 }
 
+// After '=' of an option, after a comma in a list, and after `help`.
+TEST(Completion, AfterAnEqualsSignACommaAndHelp) {
+  EXPECT_EQ(complete({"run", "transpose"}, "--variant=p", false),
+            (std::vector<std::string>{"--variant=padded"}));
+  EXPECT_EQ(complete({"run", "transpose", "--variant"}, "tiled,pa", false),
+            (std::vector<std::string>{"tiled,padded"}));
+  const auto rest = complete({"run", "transpose", "--variant"}, "tiled,", false);
+  EXPECT_FALSE(has(rest, "tiled,tiled")) << "an item is not offered twice";
+  EXPECT_TRUE(has(rest, "tiled,naive"));
+  EXPECT_EQ(complete({"selftest"}, "--labs=transpose,sp", false),
+            (std::vector<std::string>{"--labs=transpose,spill"}));
+  EXPECT_EQ(complete({"help"}, "ru", false), (std::vector<std::string>{"run"}));
+  EXPECT_TRUE(complete({"run", "transpose", "--format"}, "text,", false).empty())
+      << "--format takes one value";
+}
+
 TEST(Completion, CompareMetricsAreMetricNamesNotSets) {
   const auto metrics = complete({"compare", "a.json", "b.json", "--metrics"}, "", false);
   EXPECT_FALSE(has(metrics, "basic"));
