@@ -23,6 +23,10 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
+// Whether the option takes a value (CLI11 gives a flag a type size of 1 too: the number of
+// values it expects tells them apart).
+bool takes_value(const CLI::Option& opt) { return opt.get_items_expected_min() > 0; }
+
 std::vector<std::string> lab_names() {
   std::vector<std::string> names;
   for (const auto* lab : labs::all_labs()) names.push_back(lab->spec().name);
@@ -35,7 +39,7 @@ std::string positional_lab(const std::vector<std::string>& words, const CLI::App
     const auto& w = words[i];
     if (starts_with(w, "-")) {
       const auto* opt = sub.get_option_no_throw(w);
-      if (opt && opt->get_type_size() != 0) ++i;  // skip the option's value
+      if (opt && takes_value(*opt)) ++i;  // skip the option's value
       continue;
     }
     return w;
@@ -145,7 +149,7 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, bool 
   const std::string prev = words.size() > 1 ? words.back() : "";
   if (starts_with(prev, "-")) {
     auto* opt = sub->get_option_no_throw(prev);
-    if (opt && opt->get_type_size() != 0) return value_candidates(command, *opt, words, *sub);
+    if (opt && takes_value(*opt)) return value_candidates(command, *opt, words, *sub);
   }
   std::vector<std::string> out = option_names(*sub);
   if ((command == "run" || command == "diagnose") && positional_lab(words, *sub).empty()) {
@@ -179,7 +183,7 @@ PathKind path_expected(const std::vector<std::string>& words, const std::string&
   const std::string prev = words.size() > 1 ? words.back() : "";
   if (starts_with(prev, "-")) {
     const auto* opt = sub->get_option_no_throw(prev);
-    if (opt && opt->get_type_size() != 0) return path_kind_of(*opt);
+    if (opt && takes_value(*opt)) return path_kind_of(*opt);
   }
   return starts_with(partial, "-") ? PathKind::none : positional();  // a '-' begins an option
 }

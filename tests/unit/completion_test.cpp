@@ -50,6 +50,11 @@ TEST(Completion, AfterAnEqualsSignACommaAndHelp) {
   EXPECT_EQ(complete({"selftest"}, "--labs=transpose,sp", false),
             (std::vector<std::string>{"--labs=transpose,spill"}));
   EXPECT_EQ(complete({"help"}, "ru", false), (std::vector<std::string>{"run"}));
+  // A flag takes no value: the lab after it is still the lab.
+  EXPECT_EQ(complete({"run", "--all-findings"}, "transp", false),
+            (std::vector<std::string>{"transpose"}));
+  EXPECT_TRUE(
+      has(complete({"run", "--all-findings", "transpose", "--variant"}, "", false), "padded"));
   EXPECT_TRUE(complete({"run", "transpose", "--format"}, "text,", false).empty())
       << "--format takes one value";
 }
