@@ -245,7 +245,14 @@ int run_complete(const CompleteOptions& options, Io& io) {
   }
   // A path is for the shell's own file completion: a marker line asks for it, so that the
   // scripts offer file names where a path belongs and nothing where no candidate matched.
-  switch (path_expected(words, partial, false)) {
+  // "--json=FI" asks it for the value after the '='.
+  auto path_words = words;
+  std::string path_partial = partial;
+  if (const auto eq = partial.find('='); starts_with(partial, "--") && eq != std::string::npos) {
+    path_words.push_back(partial.substr(0, eq));
+    path_partial = partial.substr(eq + 1);
+  }
+  switch (path_expected(path_words, path_partial, false)) {
     case PathKind::file:
       io.out << kCompleteFiles << "\n";
       return 0;

@@ -148,6 +148,13 @@ TEST(Completion, BashScriptOffersFilesOnlyWhereAFileBelongs) {
   EXPECT_EQ(bash_reply("diagnose --report zz"), "[zz_report.json]");
   EXPECT_EQ(bash_reply("compare a.json zz"), "[zz_report.json]");
   EXPECT_EQ(bash_reply("diagnose --threshold occ"), "[occupancy.achieved=]");
+  // bash splits at '=': the value after it completes, and only that part is replaced.
+  EXPECT_EQ(bash_reply("run transpose --variant = pad"), "[padded]");
+  EXPECT_EQ(bash_reply("run transpose --variant ="),
+            "[all][naive][padded][swizzled][tiled][vectorized]");
+  EXPECT_EQ(bash_reply("run transpose --variant tiled,pad"), "[tiled,padded]");
+  EXPECT_EQ(bash_reply("run transpose --json = zz"), "[zz_report.json]");
+  EXPECT_EQ(bash_reply("help ru"), "[run]");
 }
 
 }  // namespace
