@@ -38,9 +38,14 @@ std::size_t render_all(const Report& r) {
   }
   n += report_csv(r).size() + findings_csv(r).size();
   n += render_html({r}, HtmlPage{}).size();
-  n += trace_events(r).dump().size();
+  // The trace is of the timelines; a report without one is refused (a UsageError) by design.
+  bool traced = false;
   for (const auto& v : r.variants)
-    if (v.timeline) n += timeline_chart(*v.timeline, 80).size();
+    if (v.timeline) {
+      traced = true;
+      n += timeline_chart(*v.timeline, 80).size();
+    }
+  if (traced) n += trace_events(r).dump().size();
   const auto itself = compare_reports(r, r, "a", "b");
   n += render_comparison(itself, Style{}).size() + render_html({itself}, HtmlPage{}).size() +
        comparison_csv({itself}).size();
