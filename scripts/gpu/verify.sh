@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One device call that checks what changed without rerunning everything: the GPU tests of the
-# named labs with a `run --diagnose` report each (the fixtures), the self-test of every lab, then
+# named labs with a `run --diagnose` report each (the fixtures), the self-test of every lab (with
+# the estimated gains' live calibration), then
 # `gpulab profile`: its GPU tests, a PyTorch script profiled with the diagnosis, and the overhead
 # against ncu for the same metrics. Everything ends within a deadline; a step left out for lack
 # of time is said so. Prints a short summary last. From the repository root:
@@ -56,12 +57,15 @@ for lab in ${labs//,/ }; do
 done
 
 if wants selftest && enough 90 "selftest"; then
-  step "gpulab selftest (every lab)"
+  # With --estimates: the estimated gains' calibration on this card's own run (the live table of
+  # docs/estimates.md), after the self-test's table.
+  step "gpulab selftest --estimates (every lab)"
   start=$(ms)
-  timeout "$(upto 240)" $bin selftest >"$logs/selftest.txt" 2>&1
+  timeout "$(upto 240)" $bin selftest --estimates >"$logs/selftest.txt" 2>&1
   rc=$?
   tail -40 "$logs/selftest.txt"
-  note "selftest: exit $rc in $(( ($(ms) - start) / 1000 )) s: $(tail -1 "$logs/selftest.txt")"
+  note "selftest: exit $rc in $(( ($(ms) - start) / 1000 )) s: $(grep -m1 '^selftest:' "$logs/selftest.txt")"
+  note "estimates, live: $(grep -m1 '^estimates findings give' "$logs/selftest.txt")"
 fi
 
 if wants profile-tests && enough 60 "ProfileGpu tests"; then
