@@ -186,7 +186,7 @@ std::vector<std::string> split_off_program(std::vector<std::string>& args,
     const bool long_name = word.rfind("--", 0) == 0;
     if (word.find('=') != std::string::npos || (!long_name && word.size() > 2)) continue;
     const CLI::Option* option = profile.get_option_no_throw(word);
-    if (option && option->get_items_expected_min() > 0) ++i;
+    if (option && takes_value(*option)) ++i;
   }
   std::vector<std::string> program(
       args.begin() + static_cast<std::ptrdiff_t>(std::min(i, args.size())), args.end());

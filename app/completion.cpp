@@ -23,10 +23,6 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
-// Whether the option takes a value (CLI11 gives a flag a type size of 1 too: the number of
-// values it expects tells them apart).
-bool takes_value(const CLI::Option& opt) { return opt.get_items_expected_min() > 0; }
-
 std::vector<std::string> lab_names() {
   std::vector<std::string> names;
   for (const auto* lab : labs::all_labs()) names.push_back(lab->spec().name);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "app/option_checks.hpp"
 #include "app/version.hpp"
 #include "reports/base/errors.hpp"
 
@@ -82,7 +83,7 @@ std::string option_entry(const CLI::Option& opt) {
   for (const auto& l : opt.get_lnames())
     names += (names.empty() ? "" : ", ") + ("\\fB\\-\\-" + roff(l) + "\\fR");
   std::string body = opt.get_description();
-  if (opt.get_items_expected_min() > 0) {  // not a flag (CLI11 gives flags a type size too)
+  if (takes_value(opt)) {
     // CLI11's type name is "TYPE" or "TYPE:what the checks allow" ("TEXT:{text,json}").
     const std::string type = opt.get_type_name();
     const auto colon = type.find(':');

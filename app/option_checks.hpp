@@ -38,6 +38,10 @@ CLI::Validator number_in(double min, double max);
 // value.
 void apply_value_grammar(CLI::App& app);
 
+// Whether an option takes a value: CLI11 gives a flag a type size too, so the number of values it
+// expects tells a flag from an option.
+inline bool takes_value(const CLI::Option& option) { return option.get_items_expected_min() > 0; }
+
 // Throws UsageError for the first of `options` (long names, e.g. "--size") given on `cmd`:
 // "<context>: --size does not apply (<why>)".
 void refuse_given(const CLI::App& cmd, const std::vector<std::string>& options,

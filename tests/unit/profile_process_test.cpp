@@ -36,6 +36,7 @@ const std::string kBinary = GPULAB_BINARY;
 const std::string kStandIn = GPULAB_STAND_IN;
 
 using test::DefaultSignals;
+using test::have_script;
 using test::sh;
 using test::TempFolder;
 
@@ -245,8 +246,6 @@ TEST(ProfileProcess, AProgramThatCannotRunIs127Or126AsInAShell) {
   EXPECT_EQ(script.text.rfind("script ran with x\n", 0), 0u) << script.text;
   EXPECT_EQ(record_folders(folder), 0);
 }
-
-bool have_script() { return !sh("command -v script").text.empty(); }
 
 // On a terminal, a first Ctrl-C reaches the program (which ignores it); a second one while it
 // still runs ends it, and the profile ends with 130 with the report of what it did.

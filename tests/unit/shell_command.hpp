@@ -26,6 +26,9 @@ inline ShellResult sh(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
 }
 
+// Whether `script` (util-linux) is there to give a command a pseudo-terminal.
+inline bool have_script() { return !sh("command -v script").text.empty(); }
+
 // While one lives, this process (and so every command it starts) has the default dispositions of
 // the signals a terminal sends, whatever the test runner was started with (a background job
 // starts with SIGINT and SIGQUIT ignored, nohup with SIGHUP ignored): as a user's terminal has.

@@ -29,6 +29,7 @@ const std::string kBinary = GPULAB_BINARY;
 const std::string kFixture = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
 const std::string kFixture4096 = std::string(GPULAB_FIXTURES_DIR) + "/transpose_4096_h200.json";
 
+using test::have_script;
 using test::sh;
 
 // Each test works in a folder of its own: the shell's input, its HOME (history) and TMPDIR.
@@ -38,8 +39,6 @@ std::string write_input(const test::TempFolder& folder, const std::string& name,
   std::ofstream(path) << text;
   return path;
 }
-
-bool have_script() { return sh("command -v script >/dev/null 2>&1").code == 0; }
 
 // `command` under a pseudo-terminal. `exec`, because script(1) runs it through $SHELL or /bin/sh:
 // dash forks instead, stays in the terminal's foreground group, and dies of the Ctrl-C that
