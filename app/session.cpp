@@ -38,6 +38,8 @@ cupti::RangeProfiler* Session::profiler(const std::vector<std::string>& metrics,
     why_not = *counters_unavailable_;
     return nullptr;
   }
+  // Counters are read with warp-stall sampling off; the next sample enables it again.
+  if (pc_sampler_) pc_sampler_->pause();
   if (profiler_ && profiler_metrics_ == metrics) return profiler_.get();
   profiler_.reset();  // one profiler per context at a time
   try {

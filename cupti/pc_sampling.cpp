@@ -137,10 +137,53 @@ void set_attributes(CUcontext ctx, std::vector<CUpti_PCSamplingConfigurationInfo
 struct PcSampler::State {
   CUcontext ctx = nullptr;
   bool enabled = false;
+  int period_log2 = kDefaultPeriodLog2;
   std::uint64_t period_cycles = 0;
   StallReasons reasons;
   // CUPTI fills `configured` by itself at each stop; reads go to `read`.
   std::unique_ptr<SamplingBuffer> configured, read;
+
+  // Enables sampling on the context and configures it: at construction, and again after a
+  // pause (CUPTI forgets the configuration when sampling is disabled).
+  void enable() {
+    if (enabled) return;
+    CUpti_PCSamplingEnableParams on{CUpti_PCSamplingEnableParamsSize};
+    on.ctx = ctx;
+    const CUptiResult r = cuptiPCSamplingEnable(&on);
+    if (r != CUPTI_SUCCESS)
+      throw CountersUnavailable(fmt::format("warp-stall sampling unavailable ({})", describe(r)));
+    enabled = true;
+    try {
+      if (!configured) {
+        reasons = stall_reasons(ctx);
+        configured = std::make_unique<SamplingBuffer>(reasons.indices.size());
+        read = std::make_unique<SamplingBuffer>(reasons.indices.size());
+      }
+      configure();
+    } catch (...) {
+      disable();
+      throw;
+    }
+  }
+
+  void configure() {
+    std::vector<CUpti_PCSamplingConfigurationInfo> attributes(5);
+    attributes[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+    attributes[0].attributeData.collectionModeData.collectionMode =
+        CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+    attributes[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+    attributes[1].attributeData.samplingPeriodData.samplingPeriod =
+        static_cast<uint32_t>(period_log2);
+    attributes[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
+    attributes[2].attributeData.stallReasonData.stallReasonCount = reasons.indices.size();
+    attributes[2].attributeData.stallReasonData.pStallReasonIndex = reasons.indices.data();
+    attributes[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+    attributes[3].attributeData.samplingDataBufferData.samplingDataBuffer = configured->get();
+    attributes[4].attributeType =
+        CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+    attributes[4].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+    set_attributes(ctx, attributes);
+  }
 
   void disable() noexcept {
     if (!enabled) return;
@@ -154,43 +197,18 @@ struct PcSampler::State {
 PcSampler::PcSampler(int period_log2) : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.ctx = current_context();
+  s.period_log2 = period_log2;
   s.period_cycles = std::uint64_t{1} << period_log2;
-  CUpti_PCSamplingEnableParams enable{CUpti_PCSamplingEnableParamsSize};
-  enable.ctx = s.ctx;
-  const CUptiResult r = cuptiPCSamplingEnable(&enable);
-  if (r != CUPTI_SUCCESS)
-    throw CountersUnavailable(fmt::format("warp-stall sampling unavailable ({})", describe(r)));
-  s.enabled = true;
-  try {
-    s.reasons = stall_reasons(s.ctx);
-    s.configured = std::make_unique<SamplingBuffer>(s.reasons.indices.size());
-    s.read = std::make_unique<SamplingBuffer>(s.reasons.indices.size());
-    std::vector<CUpti_PCSamplingConfigurationInfo> attributes(5);
-    attributes[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
-    attributes[0].attributeData.collectionModeData.collectionMode =
-        CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
-    attributes[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
-    attributes[1].attributeData.samplingPeriodData.samplingPeriod =
-        static_cast<uint32_t>(period_log2);
-    attributes[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
-    attributes[2].attributeData.stallReasonData.stallReasonCount = s.reasons.indices.size();
-    attributes[2].attributeData.stallReasonData.pStallReasonIndex = s.reasons.indices.data();
-    attributes[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
-    attributes[3].attributeData.samplingDataBufferData.samplingDataBuffer = s.configured->get();
-    attributes[4].attributeType =
-        CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
-    attributes[4].attributeData.enableStartStopControlData.enableStartStopControl = 1;
-    set_attributes(s.ctx, attributes);
-  } catch (...) {
-    s.disable();
-    throw;
-  }
+  s.enable();
 }
 
 PcSampler::~PcSampler() { state_->disable(); }
 
+void PcSampler::pause() noexcept { state_->disable(); }
+
 PcSamples PcSampler::sample(const std::function<void()>& work) {
   State& s = *state_;
+  s.enable();
   s.configured->reset();
   CUpti_PCSamplingStartParams start{CUpti_PCSamplingStartParamsSize};
   start.ctx = s.ctx;

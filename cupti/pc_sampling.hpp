@@ -42,8 +42,13 @@ class PcSampler {
   PcSampler(const PcSampler&) = delete;
   PcSampler& operator=(const PcSampler&) = delete;
 
-  // Runs `work` once and returns its samples.
+  // Runs `work` once and returns its samples; enables sampling again after a pause.
   PcSamples sample(const std::function<void()>& work);
+
+  // Disables sampling until the next `sample`: the range profiler cannot read counter
+  // availability while it is enabled (CUPTI_ERROR_INVALID_PARAMETER on the H100, CUPTI 13.0).
+  // Samples still reach the modules that loaded while it was first enabled.
+  void pause() noexcept;
 
   struct State;
 

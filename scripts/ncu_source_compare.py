@@ -1,26 +1,36 @@
 #!/usr/bin/env python3
-"""Compare gpulab's per-line counters with ncu's source page, kernel by kernel, line by line.
+"""Compare gpulab's per-instruction counters with ncu's source page, kernel by kernel, line by line.
 
-usage: ncu_source_compare.py REPORT.json NCU_SOURCE.csv [--kernels a,b]
+usage: ncu_source_compare.py REPORT.json NCU_SOURCE.csv
 
 REPORT.json is `gpulab run LAB --source --json REPORT.json`; NCU_SOURCE.csv is
   ncu --clock-control none --set full --import-source yes -o R gpulab run LAB ...
   ncu -i R --page source --csv --print-source sass,cuda
 on the same lab. ncu's page holds, per profiled launch, a block: "File Path", "Function Name"
-(demangled, as the report's `function`), a header, then one row per source line ("Line No"
-set) followed by the rows of its SASS instructions. The first block of each function is used;
-the report's kernels are matched to it by demangled name.
+(demangled in ncu's own style), a header, then one row per source line ("Line No" set) followed
+by the rows of its SASS instructions ("Address" set). The first block of each function is used;
+the report's kernels are matched to it by name_key: both demanglers' spellings of one function
+give one key.
 
-Per line, both tools' counts are compared (COUNTERS below): warp and thread instructions executed
-and global sectors, each within 2% of ncu's (or ABSOLUTE_FLOOR); and the line's share of the
-kernel's warp-stall samples, within 5 points, on lines that hold at least 5% of either tool's
-samples (sampling is statistical: smaller lines are shown, not judged). Prints one row per judged
-line and one PASS/FAIL line per kernel and overall; exits 1 on FAIL, 2 on unusable input.
+The two tools do not group instructions into lines alike: ncu lists an inlined instruction under
+its own line and under the line that calls it, gpulab under its own line only. So the comparison
+is made per instruction (offset from the function's first address) and summed over gpulab's
+lines:
+  - each instruction's line in gpulab is one of the lines ncu lists it under;
+  - per line, warp and thread instructions executed, global sectors and shared wavefronts (the
+    columns ncu printed) within 2% of ncu's (or ABSOLUTE_FLOOR);
+  - per line, its share of the kernel's warp-stall samples within 5 points, on lines that hold at
+    least 5% of either tool's samples (sampling is statistical: smaller lines are shown, not
+    judged).
+An instruction ncu counts and gpulab has no record of counts on ncu's first line for it, against
+gpulab's zero. Prints one row per judged value, one PASS/FAIL line per kernel and one overall; exits 1
+on FAIL, 2 on unusable input.
 """
 import argparse
 import csv
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -34,14 +44,43 @@ COUNTERS = {
     "inst_executed": "Instructions Executed",
     "thread_inst_executed": "Thread Instructions Executed",
     "global_sectors": "L2 Theoretical Sectors Global",
+    "shared_wavefronts": "L1 Wavefronts Shared",
 }
 NCU_SAMPLES = "Warp Stall Sampling (All Samples)"
 
 
 @dataclass
 class Kernel:
+    """One function's instructions: their counters by offset, and the source lines of each
+    ((file basename, line): one for gpulab, every line ncu lists it under for ncu)."""
     function: str
-    lines: dict = field(default_factory=dict)  # (file basename, line) -> {column: value}
+    instructions: dict = field(default_factory=dict)  # offset -> {counter or column: value}
+    lines: dict = field(default_factory=dict)         # offset -> [(file, line), ...]
+
+
+def name_key(function):
+    """A demangled name without its return type, parameter list and spaces, the anonymous
+    namespace spelled one way: gpulab's `function` (c++filt's style) and ncu's "Function Name"
+    ("<unnamed>", "const float *") of one kernel give the same key. Overloads that differ only in
+    their parameters share it: the labs have none."""
+    name = function.replace("<unnamed>", "(anonymous namespace)").strip()
+    if name.endswith(")"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                name = name[:i]
+                break
+    if name.startswith("void "):
+        name = name[len("void "):]
+    return "".join(name.split())
+
+
+def short_name(function):
+    """The function without namespaces, return type and parameters, for the printout:
+    "gather_copy<StridedIndex>"."""
+    name = name_key(function).replace("(anonymousnamespace)", "")
+    return re.sub(r"\w*::", "", name)
 
 
 def number(text):
@@ -52,10 +91,12 @@ def number(text):
 
 
 def read_ncu(path):
-    """The first block of each function on ncu's source page: {function: Kernel}."""
+    """The first block of each function on ncu's source page: {name_key: Kernel}, offsets from
+    the lowest address ncu lists for the function."""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    out, current, header, skip, file = {}, None, None, False, ""
+    out, addresses = {}, {}
+    current, header, file, line = None, None, "", None
     for row in rows:
         if not row:
             continue
@@ -63,45 +104,63 @@ def read_ncu(path):
             file = os.path.basename(row[1])
             continue
         if row[0] == "Function Name" and len(row) >= 2:
-            skip = row[1] in out
-            current = None if skip else out.setdefault(row[1], Kernel(row[1]))
+            key = name_key(row[1])
+            current = None if key in out else out.setdefault(key, Kernel(row[1]))
+            addresses[key] = addresses.get(key, {})
             header = None
             continue
         if row[0] == "Line No":
             header = row
             continue
-        if skip or current is None or header is None or not row[0].strip():
-            continue  # a SASS row, or a repeated launch's block
-        values = dict(zip(header, row))
-        key = (file, int(row[0]))
-        line = current.lines.setdefault(key, {})
-        for column in list(COUNTERS.values()) + [NCU_SAMPLES]:
-            line[column] = line.get(column, 0.0) + number(values.get(column, ""))
+        if current is None or header is None:
+            continue  # a repeated launch's block
+        if row[0].strip():
+            line = (file, int(row[0]))
+            continue
+        values = dict(zip(header[2:], row[2:]))  # "Address" is the third column
+        address = values.get("Address", "").strip()
+        if not address.startswith("0x") or line is None:
+            continue  # "..." stands for instructions listed under another line
+        entry = addresses[name_key(current.function)].setdefault(int(address, 16), ({}, []))
+        if not entry[0]:
+            for column in list(COUNTERS.values()) + [NCU_SAMPLES]:
+                if column in values:
+                    entry[0][column] = number(values[column])
+        if line not in entry[1]:
+            entry[1].append(line)
     if not out:
         raise ValueError(f"{path}: no 'Function Name' block: not ncu's --page source --csv")
+    for key, kernel in out.items():
+        by_address = addresses[key]
+        if not by_address:
+            continue
+        base = min(by_address)
+        for address, (values, lines) in by_address.items():
+            kernel.instructions[address - base] = values
+            kernel.lines[address - base] = lines
     return out
 
 
 def read_gpulab(path):
-    """The report's kernels with a source section: {function: Kernel}, counters per line."""
+    """The report's kernels with a source section: {name_key: Kernel}, one line per
+    instruction."""
     with open(path) as f:
         report = json.load(f)
     out = {}
     for variant in report.get("variants", []):
         for kernel in variant.get("kernels", []):
             source = kernel.get("source")
-            if not source or kernel.get("function", "") in out:
+            function = kernel.get("function", "")
+            if not source or name_key(function) in out:
                 continue
             table = source.get("lines", [])
-            k = out.setdefault(kernel.get("function", ""), Kernel(kernel.get("function", "")))
+            k = out.setdefault(name_key(function), Kernel(function))
             for instruction in source.get("instructions", []):
-                if "line" not in instruction:
-                    continue
-                where = table[instruction["line"]]
-                key = (os.path.basename(where["file"]), where["line"])
-                line = k.lines.setdefault(key, {})
-                for name, value in instruction.get("counters", {}).items():
-                    line[name] = line.get(name, 0.0) + value
+                offset = instruction["offset"]
+                k.instructions[offset] = dict(instruction.get("counters", {}))
+                if "line" in instruction:
+                    where = table[instruction["line"]]
+                    k.lines[offset] = [(os.path.basename(where["file"]), where["line"])]
     return out
 
 
@@ -110,28 +169,46 @@ def judge_count(gpulab, ncu):
     return abs(gpulab - ncu) <= allowed
 
 
+def compare_kernel(function, mine, theirs):
+    """Rows (kernel, line, what, gpulab, ncu, ok) of one kernel."""
+    rows = []
+    by_line = {}  # (file, line) -> offsets, by gpulab's line (ncu's first where gpulab has none)
+    for offset in sorted(set(mine.instructions) | set(theirs.instructions)):
+        ours, ncu_lines = mine.lines.get(offset), theirs.lines.get(offset, [])
+        if ours and ncu_lines and ours[0] not in ncu_lines:
+            rows.append((function, ours[0], f"line of +0x{offset:x}", 0, 0, False))
+        where = (ours or ncu_lines or [None])[0]
+        if where is not None:
+            by_line.setdefault(where, []).append(offset)
+    our_samples = sum(i.get("samples", 0.0) for i in mine.instructions.values())
+    their_samples = sum(i.get(NCU_SAMPLES, 0.0) for i in theirs.instructions.values())
+    for where, offsets in sorted(by_line.items()):
+        ours = [mine.instructions.get(o, {}) for o in offsets]
+        ncu = [theirs.instructions.get(o, {}) for o in offsets]
+        for name, column in COUNTERS.items():
+            a = sum(i.get(name, 0.0) for i in ours)
+            b = sum(i.get(column, 0.0) for i in ncu)
+            if not any(name in i for i in ours) and (b == 0 or not any(column in i for i in ncu)):
+                continue
+            if not any(column in i for i in theirs.instructions.values()):
+                continue  # ncu printed no such column: nothing to compare with
+            rows.append((function, where, name, a, b, judge_count(a, b)))
+        if our_samples > 0 and their_samples > 0:
+            a = sum(i.get("samples", 0.0) for i in ours) / our_samples
+            b = sum(i.get(NCU_SAMPLES, 0.0) for i in ncu) / their_samples
+            if max(a, b) >= MIN_SHARE:
+                rows.append((function, where, "sample share", a, b, abs(a - b) <= SHARE_POINTS))
+    return rows
+
+
 def compare(ours, theirs):
     """Rows (kernel, line, what, gpulab, ncu, ok) and the kernels compared."""
     rows, compared = [], []
-    for function, kernel in sorted(ours.items()):
-        if function not in theirs:
+    for key, kernel in sorted(ours.items()):
+        if key not in theirs:
             continue
-        other = theirs[function]
-        compared.append(function)
-        our_samples = sum(l.get("samples", 0.0) for l in kernel.lines.values())
-        their_samples = sum(l.get(NCU_SAMPLES, 0.0) for l in other.lines.values())
-        for key in sorted(set(kernel.lines) | set(other.lines)):
-            mine, ncu = kernel.lines.get(key, {}), other.lines.get(key, {})
-            for name, column in COUNTERS.items():
-                if name not in mine and not ncu.get(column):
-                    continue
-                a, b = mine.get(name, 0.0), ncu.get(column, 0.0)
-                rows.append((function, key, name, a, b, judge_count(a, b)))
-            if our_samples > 0 and their_samples > 0:
-                a = mine.get("samples", 0.0) / our_samples
-                b = ncu.get(NCU_SAMPLES, 0.0) / their_samples
-                if max(a, b) >= MIN_SHARE:
-                    rows.append((function, key, "sample share", a, b, abs(a - b) <= SHARE_POINTS))
+        compared.append(kernel.function)
+        rows += compare_kernel(kernel.function, kernel, theirs[key])
     return rows, compared
 
 
@@ -150,16 +227,23 @@ def main(argv=None):
     if not compared:
         print("ncu_source_compare: no kernel of the report is on ncu's page", file=sys.stderr)
         return 2
-    failed = 0
+    failed, per_kernel = 0, {}
     for function, (file, line), what, a, b, ok in rows:
         share = what == "sample share"
         shown = (f"{100 * a:.1f}%", f"{100 * b:.1f}%") if share else (f"{a:,.0f}", f"{b:,.0f}")
-        print(f"{'ok  ' if ok else 'FAIL'} {function[:60]:<60} {file}:{line:<5} {what:<22}"
+        if what.startswith("line of"):
+            shown = ("this line", "other lines")
+        name = short_name(function)
+        print(f"{'ok  ' if ok else 'FAIL'} {name[:40]:<40} {file}:{line:<5} {what:<22}"
               f" gpulab {shown[0]:>14} ncu {shown[1]:>14}")
         failed += not ok
+        per_kernel[name] = per_kernel.get(name, 0) + (not ok)
+    for name, bad in per_kernel.items():
+        print(f"{'PASS' if bad == 0 else 'FAIL'} {name}: {bad} out of bounds")
+    instructions = sum(len(ours[name_key(f)].instructions) for f in compared)
     verdict = "PASS" if failed == 0 else "FAIL"
-    print(f"ncu source comparison: {verdict} ({len(compared)} kernels, {len(rows)} values, "
-          f"{failed} out of bounds)")
+    print(f"ncu source comparison: {verdict} ({len(compared)} kernels, {instructions} "
+          f"instructions, {len(rows)} values, {failed} out of bounds)")
     return 0 if failed == 0 else 1
 
 

@@ -1,7 +1,7 @@
-"""scripts/ncu_source_compare.py on ncu's source page of the naive transpose (recorded on an
-H100, tests/fixtures/ncu/transpose_naive-source.csv): its lines read as ncu printed them, and a
-report made from ncu's own rows agreeing with it while one off by more than the bounds does not.
-The reports here are built by the test from ncu's numbers; they are not measurements."""
+"""scripts/ncu_source_compare.py on a recorded pair from one H100: gpulab's report of the
+coalescing lab with --source (tests/fixtures/source/coalescing.h100.json) and ncu's source page of
+the same kernels (tests/fixtures/ncu/coalescing-source.csv). The pair agrees; the same report with
+one instruction's count, one line's samples or one instruction's line changed does not."""
 import copy
 import io
 import json
@@ -11,26 +11,25 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+HERE = os.path.dirname(__file__)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import ncu_source_compare as nsc  # noqa: E402
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "ncu",
-                       "transpose_naive-source.csv")
-FUNCTION = "gpulab::labs::<unnamed>::transpose_naive(const float *, float *, int, int)"
+FIXTURES = os.path.join(HERE, "..", "fixtures")
+NCU_PAGE = os.path.join(FIXTURES, "ncu", "coalescing-source.csv")
+REPORT = os.path.join(FIXTURES, "source", "coalescing.h100.json")
+STRIDED = ("void gpulab::labs::<unnamed>::gather_copy<gpulab::labs::<unnamed>::StridedIndex>"
+           "(const float *, float *, unsigned long, int)")
 
 
-def report_from(kernel):
-    """A report whose naive kernel has one instruction per line carrying ncu's counts."""
-    table, instructions = [], []
-    for (file, line), values in sorted(kernel.lines.items()):
-        table.append({"file": "labs/" + file, "line": line})
-        counters = {name: values[column] for name, column in nsc.COUNTERS.items()}
-        counters["samples"] = values[nsc.NCU_SAMPLES]
-        instructions.append({"offset": 16 * len(instructions), "sass": "", "line": len(table) - 1,
-                             "counters": counters})
-    source = {"function": "_Z15transpose_naivePKfPfii", "origin": "cupti", "lines": table,
-              "instructions": instructions}
-    return {"variants": [{"name": "naive", "kernels": [{"function": FUNCTION, "source": source}]}]}
+def load_report():
+    with open(REPORT) as f:
+        return json.load(f)
+
+
+def strided_source(report):
+    variant = next(v for v in report["variants"] if v["name"] == "strided")
+    return variant["kernels"][0]["source"]
 
 
 def run(report):
@@ -40,49 +39,72 @@ def run(report):
             json.dump(report, f)
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
-            code = nsc.main([path, FIXTURE])
+            code = nsc.main([path, NCU_PAGE])
         return code, out.getvalue(), err.getvalue()
 
 
+def failed_lines(out):
+    return [line for line in out.splitlines() if line.startswith("FAIL ")]
+
+
 class NcuSourceCompare(unittest.TestCase):
-    def setUp(self):
-        self.ncu = nsc.read_ncu(FIXTURE)
+    def test_both_demanglers_spellings_give_one_key(self):
+        ours = ("void gpulab::labs::(anonymous namespace)::gather_copy<gpulab::labs::(anonymous "
+                "namespace)::StridedIndex>(float const*, float*, unsigned long, int)")
+        self.assertEqual(nsc.name_key(ours), nsc.name_key(STRIDED))
+        self.assertEqual(nsc.short_name(STRIDED), "gather_copy<StridedIndex>")
 
-    def test_reads_the_lines_as_ncu_printed_them(self):
-        naive = self.ncu[FUNCTION]
-        store = naive.lines[("transpose.cu", 45)]
-        self.assertEqual(store["Instructions Executed"], 30932992)
-        self.assertEqual(store["L2 Theoretical Sectors Global"], 75497472)
-        self.assertEqual(sum(l["Instructions Executed"] for l in naive.lines.values()), 38273024)
+    def test_reads_ncus_instructions_and_every_line_it_lists_them_under(self):
+        strided = nsc.read_ncu(NCU_PAGE)[nsc.name_key(STRIDED)]
+        self.assertEqual(len(strided.instructions), 80)
+        executed = sum(i["Instructions Executed"] for i in strided.instructions.values())
+        self.assertEqual(executed, 35651584)
+        # ncu lists an inlined instruction under its own line and its caller's.
+        self.assertTrue(any(len(lines) > 1 for lines in strided.lines.values()))
 
-    def test_a_report_with_ncus_numbers_agrees(self):
-        code, out, _ = run(report_from(self.ncu[FUNCTION]))
+    def test_the_recorded_pair_agrees(self):
+        code, out, _ = run(load_report())
         self.assertEqual(code, 0, out)
-        self.assertIn("ncu source comparison: PASS (1 kernels", out)
-        self.assertIn("transpose.cu:45", out)
+        self.assertIn("ncu source comparison: PASS (3 kernels, 157 instructions", out)
+        self.assertIn("PASS gather_copy<StridedIndex>", out)
 
     def test_a_count_off_by_more_than_two_percent_fails_on_its_line(self):
-        report = report_from(self.ncu[FUNCTION])
-        store = next(i for i in report["variants"][0]["kernels"][0]["source"]["instructions"]
-                     if i["counters"]["global_sectors"] > 0)
-        store["counters"]["global_sectors"] *= 1.03
+        report = load_report()
+        source = strided_source(report)
+        store = max(source["instructions"], key=lambda i: i["counters"].get("global_sectors", 0))
+        line_sectors = sum(i["counters"].get("global_sectors", 0) for i in source["instructions"]
+                           if i.get("line") == store["line"])
+        store["counters"]["global_sectors"] += 0.03 * line_sectors
         code, out, _ = run(report)
         self.assertEqual(code, 1)
-        failed = [l for l in out.splitlines() if l.startswith("FAIL")]
-        self.assertEqual(len(failed), 1, out)
-        self.assertIn("transpose.cu:45", failed[0])
+        failed = failed_lines(out)
+        self.assertEqual(len(failed), 2, out)  # the line, and its kernel
+        where = source["lines"][store["line"]]
+        self.assertIn(f"coalescing.cu:{where['line']}", failed[0])
         self.assertIn("global_sectors", failed[0])
+        self.assertIn("FAIL gather_copy<StridedIndex>: 1 out of bounds", out)
 
     def test_a_share_off_by_more_than_five_points_fails(self):
-        report = report_from(self.ncu[FUNCTION])
-        instructions = report["variants"][0]["kernels"][0]["source"]["instructions"]
-        total = sum(i["counters"]["samples"] for i in instructions)
-        hot = max(instructions, key=lambda i: i["counters"]["samples"])
-        hot["counters"]["samples"] += 0.5 * total  # 70% of the samples become 80%
+        report = load_report()
+        instructions = strided_source(report)["instructions"]
+        total = sum(i["counters"].get("samples", 0) for i in instructions)
+        hot = max(instructions, key=lambda i: i["counters"].get("samples", 0))
+        hot["counters"]["samples"] += 0.5 * total
         code, out, _ = run(report)
         self.assertEqual(code, 1)
-        self.assertTrue(any(l.startswith("FAIL") and "sample share" in l
-                            for l in out.splitlines()), out)
+        self.assertTrue(any("sample share" in line for line in failed_lines(out)), out)
+
+    def test_an_instruction_on_a_line_ncu_does_not_list_it_under_fails(self):
+        report = load_report()
+        source = strided_source(report)
+        moved = source["instructions"][0]
+        other = next(i for i, where in enumerate(source["lines"])
+                     if where["line"] != source["lines"][moved["line"]]["line"])
+        moved["line"] = other
+        code, out, _ = run(report)
+        self.assertEqual(code, 1)
+        self.assertTrue(any(f"line of +0x{moved['offset']:x}" in line
+                            for line in failed_lines(out)), out)
 
     def test_input_that_is_not_ncus_page_is_refused(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -92,6 +114,15 @@ class NcuSourceCompare(unittest.TestCase):
             with redirect_stderr(io.StringIO()) as err:
                 self.assertEqual(nsc.main([bogus, bogus]), 2)
             self.assertIn("ncu_source_compare", err.getvalue())
+
+    def test_a_report_of_other_kernels_is_refused(self):
+        report = copy.deepcopy(load_report())
+        for variant in report["variants"]:
+            for kernel in variant["kernels"]:
+                kernel["function"] = "other_kernel(int)"
+        code, _, err = run(report)
+        self.assertEqual(code, 2)
+        self.assertIn("no kernel of the report is on ncu's page", err)
 
 
 if __name__ == "__main__":
