@@ -33,7 +33,7 @@ std::string document(const std::string& entry_fields) {
 
 const char* const kEntry =
     R"("report": "cub_algorithms.json", "function": "DeviceRadixSortOnesweepKernel",)"
-    R"( "launch": 2, "label": "memory-bound-at-roof",)"
+    R"( "launch": 2, "label": "memory-bound-at-roof", "set": "tuning",)"
     R"( "evidence": "Memory Workload Analysis: DRAM throughput 91% of peak",)"
     R"( "reasoning": "one read and one write of the keys per 8-bit digit pass",)"
     R"( "decided_before_gpulab": true)";
@@ -75,6 +75,8 @@ TEST(OutsideLabels, ReadsEveryField) {
   ASSERT_TRUE(e.launch.has_value());
   EXPECT_EQ(*e.launch, 2);
   EXPECT_EQ(e.label, "memory-bound-at-roof");
+  EXPECT_EQ(e.set, kTuningSet);
+  EXPECT_EQ(e.first_label(), "memory-bound-at-roof");
   EXPECT_NE(e.evidence.find("DRAM throughput"), std::string::npos);
   EXPECT_NE(e.reasoning.find("digit pass"), std::string::npos);
   EXPECT_EQ(e.disagreement, "gpulab says latency-bound");
@@ -87,6 +89,9 @@ TEST(OutsideLabels, ReadsEveryField) {
   EXPECT_EQ(revised.front().label, "memory-bound-below-roof");
   EXPECT_EQ(revised.front().revised_from, "memory-bound-at-roof");
   EXPECT_EQ(revised.front().revision, "ncu: 0.77 of the roof");
+  EXPECT_EQ(revised.front().first_label(), "memory-bound-at-roof");
+  EXPECT_EQ(parse_labels(document(entry_with("set", R"("held-out")")), "l").front().set,
+            kHeldOutSet);
 
   EXPECT_FALSE(parse_labels(document(entry_without("launch")), "l").front().launch.has_value());
   EXPECT_EQ(parse_labels(document(entry_with("label", R"("too-little-work")")), "l").front().label,
@@ -104,6 +109,9 @@ TEST(OutsideLabels, MalformedEntriesAreClearErrors) {
        "kernels[0].label: 'memory-bound' is no finding id, 'none' or 'too-little-work'"},
       {document(entry_with("label", "3")), "kernels[0].label: expected a string"},
       {document(entry_with("evidence", R"("  ")")), "kernels[0].evidence: empty"},
+      {document(entry_without("set")), "kernels[0].set: missing"},
+      {document(entry_with("set", R"("test")")),
+       "kernels[0].set: 'test' is neither 'tuning' nor 'held-out'"},
       {document(entry_without("reasoning")), "kernels[0].reasoning: missing"},
       {document(entry_with("decided_before_gpulab", "false")),
        "kernels[0].decided_before_gpulab: a label decided after reading gpulab's diagnosis"},
@@ -154,6 +162,61 @@ TEST(OutsideLabels, AgreementIsTheSameFinding) {
   EXPECT_FALSE(agrees("too-little-work", "launch-overhead"));
   EXPECT_FALSE(agrees("too-little-work", "low-occupancy"));
   EXPECT_FALSE(agrees("launch-overhead", ""));
+}
+
+TEST(OutsideLabels, FrozenRowsAreReadAndChecked) {
+  const auto rows = parse_frozen(
+      "# a comment\ncub_algorithms.json\tOnesweep\t2\tmemory-bound-at-roof\ttuning\n"
+      "torch_ops.json\tsoftmax\t-\tnone\theld-out\n",
+      "frozen.tsv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].launch, "2");
+  EXPECT_EQ(rows[1].launch, "-");
+  EXPECT_EQ(rows[1].set, kHeldOutSet);
+  const std::map<std::string, std::string> bad = {
+      {"a\tb\t1\tnone\n", "frozen.tsv:1: expected 5 tab-separated fields, found 4"},
+      {"#\na\tb\t1\tslow\ttuning\n", "frozen.tsv:2: 'slow' is no label"},
+      {"a\tb\t1\tnone\tall\n", "frozen.tsv:1: 'all' is no set"}};
+  for (const auto& [text, message] : bad) {
+    std::string got = "(no error)";
+    try {
+      parse_frozen(text, "frozen.tsv");
+    } catch (const UsageError& e) {
+      got = e.what();
+    }
+    EXPECT_EQ(got, message);
+  }
+}
+
+// Each way a label can leave its frozen row is named: added unfrozen, changed in place (a revision
+// keeps the frozen label as `revised_from`), moved to the other set, removed.
+TEST(OutsideLabels, LabelsThatLeaveTheirFrozenRowsAreNamed) {
+  const auto entries = parse_labels(document(kEntry), "labels.json");
+  const FrozenLabel row{"cub_algorithms.json", "DeviceRadixSortOnesweepKernel", "2",
+                        "memory-bound-at-roof", kTuningSet};
+  EXPECT_TRUE(frozen_differences(entries, {row}).empty());
+
+  const auto one = [](const std::vector<std::string>& d) {
+    return d.size() == 1 ? d.front() : fmt::format("{} differences", d.size());
+  };
+  EXPECT_EQ(one(frozen_differences(entries, {})),
+            "cub_algorithms.json 'DeviceRadixSortOnesweepKernel' launch 2: labelled but not "
+            "frozen");
+  EXPECT_EQ(one(frozen_differences({}, {row})),
+            "cub_algorithms.json 'DeviceRadixSortOnesweepKernel' launch 2: frozen but no longer "
+            "labelled");
+  auto changed = entries;
+  changed[0].label = "latency-bound";
+  EXPECT_EQ(one(frozen_differences(changed, {row})),
+            "cub_algorithms.json 'DeviceRadixSortOnesweepKernel' launch 2: first decided as "
+            "latency-bound, frozen as memory-bound-at-roof");
+  changed[0].revised_from = "memory-bound-at-roof";
+  EXPECT_TRUE(frozen_differences(changed, {row}).empty()) << "a revision keeps its frozen label";
+  auto moved = entries;
+  moved[0].set = kHeldOutSet;
+  EXPECT_EQ(one(frozen_differences(moved, {row})),
+            "cub_algorithms.json 'DeviceRadixSortOnesweepKernel' launch 2: in the held-out set, "
+            "frozen in the tuning set");
 }
 
 // A program's report as `gpulab profile` makes it: one variant per kernel function, the profiled
@@ -242,19 +305,55 @@ TEST(OutsideLabels, JudgesTheNamedKernel) {
 // a loader that has already been run on it.
 TEST(OutsideCorpus, LabelFileIsValid) { EXPECT_NO_THROW(load_labels(kCorpusDir + "/labels.json")); }
 
-// Kernels whose label gpulab's principal finding matches on the first recording on the H200 (55
-// labels): the floor the tree's changes are held to. It was 40 under `at_roof.roof_fraction` 0.7;
-// the re-derived 0.87 puts two kernels labelled at the roof below it (their entries say so), and
-// judging the over-fetch past L1 brings back three, ranking the causes of waiting on memory
-// before it one more, judging loads and stores each on its own pattern one more, and counting
-// bank conflicts (shared atomics included) where warps wait on the shared-memory pipe three
-// more, and recording PyTorch's and cuBLAS's programs again with library kernels' static
-// attributes (a gemv's waves) one more; judging atomics by the L2 slices' atomic units brings
-// one (an index-add) while a fresh recording loses one to its own spread at the roof threshold;
-// reading the labels' roof at the threshold the labs set relabels four kernels that ncu measures
-// under it (docs/thresholds.md, "The roof in the labels"), and letting the compute roof lead over
-// barrier waits only its headroom bounds brings the TF32 GEMM's two recordings.
-constexpr int kAgreedToday = 53;
+// Every label as first decided is the frozen one, in its frozen set: a label is never changed in
+// place or moved between sets, and a new one is frozen when it is added.
+TEST(OutsideCorpus, LabelsAreFrozen) {
+  const auto frozen = load_frozen(kCorpusDir + "/frozen-labels.tsv");
+  for (const auto& difference :
+       frozen_differences(load_labels(kCorpusDir + "/labels.json"), frozen))
+    ADD_FAILURE() << difference;
+}
+
+// Kernels of the tuning set whose label gpulab's principal finding matches on the first recording
+// on the H200 (55 labels): the floor the tree's changes are held to. It was 40 under
+// `at_roof.roof_fraction` 0.7; the re-derived 0.87 puts two kernels labelled at the roof below it
+// (their entries say so), and judging the over-fetch past L1 brings back three, ranking the causes
+// of waiting on memory before it one more, judging loads and stores each on its own pattern one
+// more, and counting bank conflicts (shared atomics included) where warps wait on the
+// shared-memory pipe three more, and recording PyTorch's and cuBLAS's programs again with library
+// kernels' static attributes (a gemv's waves) one more; judging atomics by the L2 slices' atomic
+// units brings one (an index-add) while a fresh recording loses one to its own spread at the roof
+// threshold; reading the labels' roof at the threshold the labs set relabels four kernels that
+// ncu measures under it (docs/thresholds.md, "The roof in the labels"), and letting the compute
+// roof lead over barrier waits only its headroom bounds brings the TF32 GEMM's two recordings.
+// These are in-sample: every threshold was set with these kernels in view.
+constexpr int kTuningAgreedToday = 53;
+// The most findings a judged kernel may carry: more is a list, not a diagnosis.
+constexpr std::size_t kMostFindings = 3;
+
+// One set's score, with and without the too-little-work labels (which apply gpulab's own rule for
+// short launches, so they agree almost by construction).
+struct Score {
+  int kernels = 0, agreed = 0, short_kernels = 0, short_agreed = 0;
+  void add(const LabelEntry& e, bool agreed_here) {
+    ++kernels;
+    agreed += agreed_here;
+    if (e.label == kTooLittleWork) {
+      ++short_kernels;
+      short_agreed += agreed_here;
+    }
+  }
+  std::string text(const std::string& set) const {
+    if (kernels == 0) return set + ": no kernels yet";
+    const auto percent = [](int n, int of) { return of ? 100.0 * n / of : 0.0; };
+    const int rest = kernels - short_kernels, rest_agreed = agreed - short_agreed;
+    return fmt::format(
+        "{}: {} of {} kernels ({:.0f}%); without the {} too-little-work labels: {} "
+        "of {} ({:.0f}%)",
+        set, agreed, kernels, percent(agreed, kernels), short_kernels, rest_agreed, rest,
+        percent(rest_agreed, rest));
+  }
+};
 
 TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
   const auto entries = load_labels(kCorpusDir + "/labels.json");
@@ -262,10 +361,12 @@ TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
     GTEST_SKIP() << "the outside corpus has no recorded kernels yet (scripts/gpu/outside_corpus.sh "
                     "records it)";
   std::map<std::string, report::Report> reports;
-  report::TextTable table({"kernel", "label", "gpulab", "agrees"}, 4);
-  int agreed = 0, unexplained = 0;
+  report::TextTable table({"kernel", "set", "label", "gpulab", "findings", "agrees"}, 6);
+  std::map<std::string, Score> scores{{kTuningSet, {}}, {kHeldOutSet, {}}};
+  int unexplained = 0;
   int revised = 0, agreed_as_first_decided = 0;  // the labels before any revision, scored too
-  std::vector<std::string> stale;  // agreeing kernels that still carry a disagreement reason
+  std::vector<std::string> stale;    // agreeing kernels that still carry a disagreement reason
+  std::vector<std::string> crowded;  // kernels with more than kMostFindings findings
   for (const auto& e : entries) {
     auto it = reports.find(e.report);
     if (it == reports.end()) {
@@ -287,29 +388,32 @@ TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
       unexplained += e.disagreement.empty() ? 1 : 0;
     }
     if (v.agrees && !e.disagreement.empty()) stale.push_back(v.kernel);
-    agreed += v.agrees ? 1 : 0;
-    const std::string first = e.revised_from.empty() ? e.label : e.revised_from;
+    if (v.findings > kMostFindings) crowded.push_back(v.kernel);
+    scores[e.set].add(e, v.agrees);
     agreed_as_first_decided +=
         v.problem.empty() &&
-        agrees(first, v.principal == kNoBottleneck ? std::string() : v.principal);
+        agrees(e.first_label(), v.principal == kNoBottleneck ? std::string() : v.principal);
     revised += e.revised_from.empty() ? 0 : 1;
-    table.add_row({v.kernel, e.revised_from.empty() ? v.label : v.label + " (was " + first + ")",
-                   v.problem.empty() ? v.principal : "-", result});
+    table.add_row({v.kernel, e.set,
+                   e.revised_from.empty() ? v.label : v.label + " (was " + e.first_label() + ")",
+                   v.problem.empty() ? v.principal : "-", std::to_string(v.findings), result});
   }
-  const auto percent = [&](int n) { return 100.0 * n / static_cast<double>(entries.size()); };
-  std::cout << table.render()
+  const Score& tuning = scores[kTuningSet];
+  const Score& held_out = scores[kHeldOutSet];
+  std::cout << table.render() << tuning.text("tuning") << "\n"
+            << held_out.text("held-out (the score that counts)") << "\n"
             << fmt::format(
-                   "agreement: {} of {} kernels ({:.0f}%); on the labels as first "
-                   "decided, before the {} revised after gpulab's answer was known: {} "
-                   "({:.0f}%)\n",
-                   agreed, entries.size(), percent(agreed), revised, agreed_as_first_decided,
-                   percent(agreed_as_first_decided));
-  // The aim is 90%. The score may not fall below today's (docs/thresholds.md, "The outside
-  // corpus"), and every disagreement carries the reason the tree gives another answer, written
-  // down after the comparison.
-  EXPECT_GE(agreed, kAgreedToday) << "gpulab's principal finding agrees with " << agreed << " of "
-                                  << entries.size() << " outside labels, fewer than today's "
-                                  << kAgreedToday << "; the table above lists each";
+                   "on the labels as first decided, before the {} revised after gpulab's "
+                   "answer was known: {} of {}\n",
+                   revised, agreed_as_first_decided, entries.size())
+            << fmt::format("kernels with more than {} findings: {}\n", kMostFindings,
+                           crowded.size());
+  // The aim is 90% held out. The tuning score may not fall below today's (docs/thresholds.md,
+  // "The outside corpus"), and every disagreement carries the reason the tree gives another
+  // answer, written down after the comparison.
+  EXPECT_GE(tuning.agreed, kTuningAgreedToday)
+      << "gpulab's principal finding agrees with " << tuning.agreed << " of " << tuning.kernels
+      << " tuning labels, fewer than today's " << kTuningAgreedToday << "; the table lists each";
   EXPECT_EQ(unexplained, 0) << unexplained << " disagreements have no reason written down";
   EXPECT_TRUE(stale.empty()) << stale.size() << " kernels agree but keep a disagreement reason, "
                              << "which no longer says why the tree answers as it does: "

@@ -21,16 +21,10 @@ using nlohmann::json;
 
 // Every field an entry may have: any other is a typo that would leave a field unread.
 const std::set<std::string>& known_fields() {
-  static const std::set<std::string> fields = {"report",
-                                               "function",
-                                               "launch",
-                                               "label",
-                                               "evidence",
-                                               "reasoning",
-                                               "decided_before_gpulab",
-                                               "disagreement",
-                                               "revised_from",
-                                               "revision"};
+  static const std::set<std::string> fields = {
+      "report",       "function",     "launch",    "label",
+      "set",          "evidence",     "reasoning", "decided_before_gpulab",
+      "disagreement", "revised_from", "revision"};
   return fields;
 }
 
@@ -108,6 +102,9 @@ LabelEntry read_entry(const json& j, const std::string& where) {
   if (!valid_label(e.label))
     r.fail("label", fmt::format("'{}' is no finding id, '{}' or '{}'", e.label, kNoBottleneck,
                                 kTooLittleWork));
+  e.set = r.text("set");
+  if (e.set != kTuningSet && e.set != kHeldOutSet)
+    r.fail("set", fmt::format("'{}' is neither '{}' nor '{}'", e.set, kTuningSet, kHeldOutSet));
   e.evidence = r.text("evidence");
   e.reasoning = r.text("reasoning");
   // The corpus tests gpulab against labels that did not come from it.
@@ -201,6 +198,8 @@ Verdict judge(const LabelEntry& entry, const report::Report& diagnosed) {
       return v;
     }
     v.principal = report::principal_finding(function);
+    for (const auto& k : function.kernels)
+      if (k.diagnosis) v.findings = std::max(v.findings, k.diagnosis->findings.size());
     // No finding: too little work when every diagnosed launch of it stopped at the work node.
     if (v.principal.empty() &&
         std::all_of(function.kernels.begin(), function.kernels.end(), [](const report::Kernel& k) {
@@ -224,10 +223,87 @@ Verdict judge(const LabelEntry& entry, const report::Report& diagnosed) {
       return v;
     }
     v.principal = answer_of(*launch);
+    v.findings = launch->diagnosis->findings.size();
   }
   v.agrees = agrees(entry.label, v.principal);
   if (v.principal.empty()) v.principal = kNoBottleneck;
   return v;
+}
+
+namespace {
+
+std::string launch_text(const std::optional<int>& launch) {
+  return launch ? std::to_string(*launch) : "-";
+}
+
+std::string kernel_text(const std::string& report, const std::string& function,
+                        const std::string& launch) {
+  return fmt::format("{} '{}' launch {}", report, function, launch);
+}
+
+}  // namespace
+
+std::vector<FrozenLabel> parse_frozen(const std::string& text, const std::string& where) {
+  std::vector<FrozenLabel> rows;
+  std::size_t start = 0, number = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    for (std::size_t from = 0;;) {
+      const std::size_t tab = line.find('\t', from);
+      fields.push_back(
+          line.substr(from, tab == std::string::npos ? std::string::npos : tab - from));
+      if (tab == std::string::npos) break;
+      from = tab + 1;
+    }
+    if (fields.size() != 5)
+      throw UsageError(fmt::format("{}:{}: expected 5 tab-separated fields, found {}", where,
+                                   number, fields.size()));
+    if (!valid_label(fields[3]))
+      throw UsageError(fmt::format("{}:{}: '{}' is no label", where, number, fields[3]));
+    if (fields[4] != kTuningSet && fields[4] != kHeldOutSet)
+      throw UsageError(fmt::format("{}:{}: '{}' is no set", where, number, fields[4]));
+    rows.push_back({fields[0], fields[1], fields[2], fields[3], fields[4]});
+  }
+  return rows;
+}
+
+std::vector<FrozenLabel> load_frozen(const std::string& path) {
+  return parse_frozen(read_file(path), path);
+}
+
+std::vector<std::string> frozen_differences(const std::vector<LabelEntry>& entries,
+                                            const std::vector<FrozenLabel>& frozen) {
+  std::vector<std::string> out;
+  std::set<std::size_t> matched;
+  for (const auto& e : entries) {
+    const std::string launch = launch_text(e.launch);
+    const auto row = std::find_if(frozen.begin(), frozen.end(), [&](const FrozenLabel& f) {
+      return f.report == e.report && f.function == e.function && f.launch == launch;
+    });
+    const std::string kernel = kernel_text(e.report, e.function, launch);
+    if (row == frozen.end()) {
+      out.push_back(kernel + ": labelled but not frozen");
+      continue;
+    }
+    matched.insert(static_cast<std::size_t>(row - frozen.begin()));
+    if (row->label != e.first_label())
+      out.push_back(fmt::format("{}: first decided as {}, frozen as {}", kernel, e.first_label(),
+                                row->label));
+    if (row->set != e.set)
+      out.push_back(
+          fmt::format("{}: in the {} set, frozen in the {} set", kernel, e.set, row->set));
+  }
+  for (std::size_t i = 0; i < frozen.size(); ++i)
+    if (!matched.count(i))
+      out.push_back(kernel_text(frozen[i].report, frozen[i].function, frozen[i].launch) +
+                    ": frozen but no longer labelled");
+  return out;
 }
 
 }  // namespace gpulab::outside

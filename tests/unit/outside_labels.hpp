@@ -23,11 +23,18 @@ inline constexpr const char* kLabelsSchema = "gpulab.outside-labels/1";
 inline constexpr const char* kNoBottleneck = "none";
 inline constexpr const char* kTooLittleWork = "too-little-work";
 
+// The two sets of the corpus. Thresholds may be fitted on the labs and the tuning set only; the
+// held-out set scores the diagnosis on kernels nothing was fitted to (docs/diagnosis.md, "Tuning
+// and held-out kernels").
+inline constexpr const char* kTuningSet = "tuning";
+inline constexpr const char* kHeldOutSet = "held-out";
+
 struct LabelEntry {
   std::string report;         // the report's file name, in the corpus folder
   std::string function;       // ECMAScript regular expression, searched in the demangled name
   std::optional<int> launch;  // the launch (Kernel::launch_index); absent: the function as a whole
   std::string label;          // a finding id, "none" or "too-little-work"
+  std::string set;            // kTuningSet or kHeldOutSet
   std::string evidence;       // ncu's first rule message and the counters behind the label
   std::string reasoning;      // what the algorithm does that makes this the bottleneck
   std::string disagreement;   // why gpulab's answer differs, once known; empty while it agrees
@@ -36,7 +43,28 @@ struct LabelEntry {
   // scores both, so that a revision can never quietly raise the score.
   std::string revised_from;
   std::string revision;
+
+  // The label as first decided: `revised_from` where the label was revised.
+  const std::string& first_label() const { return revised_from.empty() ? label : revised_from; }
 };
+
+// One row of the frozen labels (tests/fixtures/outside/frozen-labels.tsv): an entry's kernel, its
+// label as first decided and its set, recorded when the entry was added and never changed.
+struct FrozenLabel {
+  std::string report, function, launch;  // launch: "-" for the function as a whole
+  std::string label, set;
+};
+
+// Parses the frozen labels: tab-separated rows of five fields; '#' starts a comment line.
+// Throws UsageError naming the line and the problem.
+std::vector<FrozenLabel> parse_frozen(const std::string& text, const std::string& where);
+std::vector<FrozenLabel> load_frozen(const std::string& path);
+
+// What differs between the entries and the frozen labels, one line each: an entry without its
+// frozen row (added without freezing), a frozen row without its entry (a label removed), a label
+// as first decided or a set that is not the frozen one (changed in place). Empty when they agree.
+std::vector<std::string> frozen_differences(const std::vector<LabelEntry>& entries,
+                                            const std::vector<FrozenLabel>& frozen);
 
 // Parses a labels document. Throws UsageError naming the place and the problem, e.g.
 // "labels.json: kernels[2].label: 'memory-bound' is no finding id, 'none' or 'too-little-work'":
@@ -54,6 +82,7 @@ struct Verdict {
   std::string label;
   std::string principal;  // gpulab's principal finding, "none" when there is none
   bool agrees = false;
+  std::size_t findings = 0;  // the judged launch's findings (the most of any, for a function)
   std::string problem;  // why the entry could not be judged (no such function, ...); else empty
 };
 
