@@ -161,10 +161,12 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   // same cap still lets barrier waits lead (the reduction lab's interleaved trees, at 68-73%,
   // run 4.6x faster without them).
   bool only_bounded = true;
+  std::vector<std::string> leading;  // findings that rank before every other problem
   for (const Rule* rule : branch.checks) {
     const Outcome outcome = rule->check(probe);
     const auto before = out.findings.size();
     record(out, *rule, outcome, thresholds["diagnosis.min_severity"]);
+    if (outcome.leads && out.findings.size() > before) leading.push_back(out.findings.back().id);
     if (outcome.answer == Answer::not_measured)
       for (const char* need : rule->needs)
         if (!probe.metric(need)) out.path.back().missing.emplace_back(need);
@@ -174,7 +176,7 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   const auto sm = probe.metric(m::sm_pct);
   rank(out, only_bounded && sm && *sm >= thresholds["compute_bound.at_roof_sm_pct"]);
   // Then each rule's Rank, and the verdict of the principal finding's rule where it names one.
-  apply_declared_ranks(out, branch.checks);
+  apply_declared_ranks(out, branch.checks, leading);
   return out;
 }
 

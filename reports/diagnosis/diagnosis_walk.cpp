@@ -103,7 +103,8 @@ void rank(Diagnosis& out, bool roof_leads) {
     f.erase(std::remove_if(f.begin(), f.end(), is_standing), f.end());
 }
 
-void apply_declared_ranks(Diagnosis& out, const std::vector<const Rule*>& rules) {
+void apply_declared_ranks(Diagnosis& out, const std::vector<const Rule*>& rules,
+                          const std::vector<std::string>& leading) {
   const auto rule_of = [&rules](const Finding& f) -> const Rule* {
     for (const Rule* rule : rules)
       if (f.id == rule->finding.id) return rule;
@@ -119,6 +120,9 @@ void apply_declared_ranks(Diagnosis& out, const std::vector<const Rule*>& rules)
   std::stable_partition(std::find_if(f.begin(), f.end(), ranked(Rank::waiting)), f.end(),
                         ranked(Rank::cause_of_waiting));
   std::stable_partition(f.begin(), f.end(), std::not_fn(ranked(Rank::after_problems)));
+  std::stable_partition(f.begin(), f.end(), [&leading](const Finding& finding) {
+    return std::find(leading.begin(), leading.end(), finding.id) != leading.end();
+  });
   if (const Rule* principal = f.empty() ? nullptr : rule_of(f.front()))
     if (principal->verdict) out.verdict = principal->verdict;
 }

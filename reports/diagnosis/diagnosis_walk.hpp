@@ -37,8 +37,10 @@ void record(Diagnosis& out, const Rule& rule, const Outcome& outcome, double min
 void rank(Diagnosis& out, bool roof_leads = false);
 
 // Then each finding's rule's Rank: causes of waiting ahead of the first waiting finding, and
-// after-problems findings last; and the verdict of the principal finding's rule where it names
-// one. `rules` are those the walk visited.
-void apply_declared_ranks(Diagnosis& out, const std::vector<const Rule*>& rules);
+// after-problems findings last, then the `leading` findings (their outcomes' `leads`) first of
+// all; and the verdict of the principal finding's rule where it names one. `rules` are those the
+// walk visited.
+void apply_declared_ranks(Diagnosis& out, const std::vector<const Rule*>& rules,
+                          const std::vector<std::string>& leading = {});
 
 }  // namespace gpulab::report::walk

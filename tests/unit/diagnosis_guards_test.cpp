@@ -237,6 +237,34 @@ TEST(DiagnosisGuards, ATailNeedsMoreThanOneWave) {
   EXPECT_TRUE(has(over.run(), "tail-effect"));
 }
 
+// A grid with fewer blocks than SMs: the achieved occupancy (over the SMs' active cycles) looks
+// fine, but a quarter of the SMs have no block. The warps in use over the whole GPU are judged,
+// and the finding leads the warps' waits, which more SMs at work would share out.
+TEST(DiagnosisGuards, AGridWithFewerBlocksThanSmsLeadsWithOccupancy) {
+  Case small;
+  small.kernel.attributes.grid_blocks = 99;  // 0.75 of the 132 SMs have a block
+  small.kernel.attributes.max_active_blocks_per_sm = 1;
+  small.kernel.metrics[m::warps_active_pct] = 60;  // 0.6 x 0.75 = 0.45 of the GPU's slots
+  small.kernel.metrics[m::stall_long_scoreboard] = 0;
+  small.kernel.metrics[m::stall_mio_throttle] = 14;  // 70% of the cycles: alone, it would lead
+  auto d = small.run();
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings.front().id, "low-occupancy");
+  EXPECT_TRUE(has(d, "mio-throttle"));
+  const auto& ev = d.findings.front().evidence;
+  const auto gpu = std::find_if(ev.begin(), ev.end(),
+                                [](const Evidence& e) { return e.metric == "gpu_occupancy"; });
+  ASSERT_NE(gpu, ev.end());
+  EXPECT_NEAR(*gpu->value, 0.45, 1e-9);
+
+  Case filled = small;  // every SM has a block: 0.6 is not low, and the MIO wait leads
+  filled.kernel.attributes.grid_blocks = 132;
+  d = filled.run();
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings.front().id, "mio-throttle");
+  EXPECT_FALSE(has(d, "low-occupancy"));
+}
+
 TEST(DiagnosisGuards, AShortKernelIsLaunchOverheadOnlyWhenLaunchedOften) {
   Case once;
   once.kernel.metrics[m::duration] = 3000;  // 3 µs

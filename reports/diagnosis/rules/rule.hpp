@@ -32,6 +32,9 @@ struct Outcome {
   // The severity is the SM's headroom, not the share the node measured: the kernel could gain
   // at most that without taking work from its busiest unit (the sync node's cap).
   bool bounded_by_headroom = false;
+  // The finding ranks before every other problem of its kernel: what it names idles part of the
+  // GPU whatever the rest does (a grid with fewer blocks than SMs: the occupancy node).
+  bool leads = false;
 };
 
 inline Evidence evidence(const std::string& metric, std::optional<double> value,
