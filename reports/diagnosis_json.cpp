@@ -85,11 +85,9 @@ json diagnosis_json(const Diagnosis& d) {
                        {"what", l.what},
                        {"detail", l.detail}});
   }
-  return {{"verdict", d.verdict},
-          {"principal", d.findings.empty() ? "" : d.findings.front().id},
-          {"path", std::move(path)},
-          {"findings", std::move(findings)},
-          {"thresholds_overridden", d.thresholds_overridden}};
+  return {{"verdict", d.verdict},    {"principal", d.findings.empty() ? "" : d.findings.front().id},
+          {"path", std::move(path)}, {"findings", std::move(findings)},
+          {"caveats", d.caveats},    {"thresholds_overridden", d.thresholds_overridden}};
 }
 
 Diagnosis read_diagnosis(const Reader& r) {
@@ -135,6 +133,8 @@ Diagnosis read_diagnosis(const Reader& r) {
       }
       d.findings.push_back(std::move(finding));
     });
+  if (r.has("caveats"))
+    r.each("caveats", [&](const Reader& c) { d.caveats.push_back(c.as_string()); });
   d.thresholds_overridden = r.number_map_or_empty("thresholds_overridden");
   return d;
 }

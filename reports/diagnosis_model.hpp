@@ -71,6 +71,9 @@ struct Diagnosis {
   std::string verdict;  // memory-bound, compute-bound, latency-bound, launch-bound
   std::vector<PathStep> path;
   std::vector<Finding> findings;  // ranked: the principal finding first
+  // What the verdict depends on, where it sits near a boundary that another card of the same
+  // chip would cross (the memory balance: reports/diagnosis/balance.hpp). Empty otherwise.
+  std::vector<std::string> caveats;
   std::map<std::string, double> thresholds_overridden;
 };
 

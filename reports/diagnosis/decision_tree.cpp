@@ -4,6 +4,7 @@
 // draws it.
 #include <algorithm>
 
+#include "reports/diagnosis/balance.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/diagnosis_walk.hpp"
 #include "reports/diagnosis/rules/rules.hpp"
@@ -154,6 +155,11 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   const Branch& branch = classify(probe, root);
   out.path.push_back(root);
   out.verdict = branch.verdict;
+  const auto dram = probe.metric(m::dram_pct);
+  if (dram && context.device && std::string(branch.name) != "memory")
+    if (auto caveat = memory_balance_caveat(*context.device, *dram, probe.metric(m::sm_pct),
+                                            thresholds["memory_bound.dram_pct"]))
+      out.caveats.push_back(std::move(*caveat));
 
   // At the compute roof, what only the SM's headroom bounds does not lead: a warp-specialized
   // GEMM at 88% of the SM peak waits at barriers by design (its producer warps), and waiting

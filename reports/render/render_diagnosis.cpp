@@ -116,6 +116,7 @@ std::string diagnosis_block(const std::string& title, const Diagnosis& d, const 
       t += fmt::format("{}{}={}", t.empty() ? "" : ", ", shown(name, style), value);
     out += "thresholds overridden: " + t + "\n";
   }
+  for (const auto& caveat : d.caveats) out += "caveat: " + shown(caveat, style) + "\n";
   // Inside a code block Markdown escapes would show literally: there the path is only made
   // terminal-safe (and has no colors), and the fence outgrows any backticks in it.
   if (markdown)

@@ -305,8 +305,10 @@ std::string lines_html(const std::vector<FindingLine>& lines) {
 }
 
 std::string diagnosis_html(const Diagnosis& d) {
-  std::string out =
-      fmt::format("<p>verdict: <strong>{}</strong></p>\n<ol class=\"path\">\n", esc(d.verdict));
+  std::string out = fmt::format("<p>verdict: <strong>{}</strong></p>\n", esc(d.verdict));
+  for (const auto& caveat : d.caveats)
+    out += fmt::format("<p class=\"caveat\"><em>Caveat:</em> {}</p>\n", esc(caveat));
+  out += "<ol class=\"path\">\n";
   for (const auto& s : d.path)
     out += fmt::format(
         "<li style=\"margin-left:{}em\"><code>{}</code> {}<br><span class=\"evidence\">{}</span> → "

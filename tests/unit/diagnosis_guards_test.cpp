@@ -175,6 +175,66 @@ TEST(DiagnosisGuards, OccupancyFindingsNameTheirLimiter) {
       << detail("smem-limited");
 }
 
+// ---- near the memory balance, on the labs recorded on both cards (docs/cards.md) ---------------
+
+bool has_caveat(const Variant& v, const std::string& words) {
+  for (const auto& k : v.kernels)
+    if (k.diagnosis)
+      for (const auto& c : k.diagnosis->caveats)
+        if (c.find(words) != std::string::npos) return true;
+  return false;
+}
+
+TEST(DiagnosisBalance, AKernelThatTheLeanerCardMakesMemoryBoundSaysSo) {
+  // occupancy/block-256: latency-bound at 53.8% of the H200's DRAM peak, memory-bound at 69.1%
+  // of the H100's.
+  const Report h200 = diagnosed(fixture("occupancy"));
+  const Variant& v = *h200.find_variant("block-256");
+  EXPECT_EQ(v.kernels.at(0).diagnosis->verdict, "latency-bound");
+  ASSERT_EQ(v.kernels.at(0).diagnosis->caveats.size(), 1u);
+  const std::string& caveat = v.kernels.at(0).diagnosis->caveats.front();
+  EXPECT_NE(caveat.find("near the memory balance: DRAM at 53.8% of this card's peak"),
+            std::string::npos)
+      << caveat;
+  EXPECT_NE(caveat.find("up to 77% of an H100 80GB HBM3's 3352 GB/s"), std::string::npos) << caveat;
+  // On the H100 itself, the leanest card, and on a memory-bound kernel: nothing to say.
+  const Report h100 = diagnosed(std::string(GPULAB_FIXTURES_DIR) + "/labs-h100/occupancy.json");
+  EXPECT_FALSE(has_caveat(*h100.find_variant("block-256"), "memory balance"));
+  EXPECT_FALSE(has_caveat(*diagnosed(fixture("transpose")).find_variant("padded"), "balance"));
+
+  // The JSON keeps it; the text says it under the verdict.
+  const Report back = from_json(to_json(h200));
+  EXPECT_EQ(back.find_variant("block-256")->kernels.at(0).diagnosis->caveats,
+            v.kernels.at(0).diagnosis->caveats);
+  EXPECT_NE(render_diagnosis(h200).find("caveat: near the memory balance"), std::string::npos);
+}
+
+// `gpulab profile` records no chip name: the compute capability stands for it.
+TEST(DiagnosisBalance, AProfiledProgramWithoutAChipNameIsMatchedByItsComputeCapability) {
+  Report r = load_report(std::string(GPULAB_FIXTURES_DIR) + "/outside/cub_algorithms.json");
+  ASSERT_TRUE(r.device.chip.empty());
+  derive_all(r);
+  diagnose_report(r, Thresholds{}, [](const Kernel&) { return true; });
+  int caveated = 0;
+  for (const auto& v : r.variants) caveated += has_caveat(v, "memory balance");
+  EXPECT_GT(caveated, 0);
+  r.device.cc_minor = 9;  // another chip: no leanest card known
+  diagnose_report(r, Thresholds{}, [](const Kernel&) { return true; });
+  for (const auto& v : r.variants) EXPECT_FALSE(has_caveat(v, "memory balance")) << v.name;
+}
+
+// Of the labs' kernels whose verdict moved to memory-bound from the H200 to the H100, every one
+// carries the caveat on the H200 (docs/cards.md lists seven).
+TEST(DiagnosisBalance, EveryKernelThatMovedOnTheH100WasCaveatedOnTheH200) {
+  const std::vector<std::pair<std::string, std::string>> moved = {
+      {"atomics", "block-reduce"}, {"occupancy", "block-256"}, {"occupancy", "block-512"},
+      {"pitched", "pitched"},      {"pitched", "unpitched"},   {"spill", "registers"},
+      {"vectorize", "scalar"}};
+  for (const auto& [lab, variant] : moved)
+    EXPECT_TRUE(has_caveat(*diagnosed(fixture(lab)).find_variant(variant), "memory balance"))
+        << lab << "/" << variant;
+}
+
 // ---- the guards, node by node
 // ---------------------------------------------------------------------
 
