@@ -415,6 +415,8 @@ TEST(OutsideCorpus, GpulabAgreesWithTheLabels) {
       << "gpulab's principal finding agrees with " << tuning.agreed << " of " << tuning.kernels
       << " tuning labels, fewer than today's " << kTuningAgreedToday << "; the table lists each";
   EXPECT_EQ(unexplained, 0) << unexplained << " disagreements have no reason written down";
+  EXPECT_TRUE(crowded.empty()) << crowded.size() << " kernels carry more than " << kMostFindings
+                               << " findings: " << (crowded.empty() ? "" : crowded.front());
   EXPECT_TRUE(stale.empty()) << stale.size() << " kernels agree but keep a disagreement reason, "
                              << "which no longer says why the tree answers as it does: "
                              << (stale.empty() ? "" : stale.front());
