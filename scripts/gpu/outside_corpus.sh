@@ -10,7 +10,9 @@
 # each program once into an .ncu-rep (OUT_DIR/outside_ncu_reports.tgz) and both printouts are
 # made from it, so the text and the counters describe the same launches. From the repository root:
 #   [GPULAB_GIT_SHA=<sha>] bash scripts/gpu/outside_corpus.sh [PROGRAM,PROGRAM...] [OUT_DIR]
-# PROGRAM: torch_ops, cublas_routines, cub_algorithms, thrust_algorithms (default: all four).
+# PROGRAM: the tuning set's torch_ops, cublas_routines, cub_algorithms, thrust_algorithms (the
+# default: all four), or the held-out set's torch_heldout, fft_transforms, random_generators,
+# sparse_products (named; GPULAB_OUTSIDE_SET=held-out names all four).
 # A program left out for lack of time is said so in the summary: record it in a second call,
 # naming it (a warm machine keeps the build). Prints no diagnosis: the labels are decided from
 # ncu's output before gpulab's is read. GPULAB_OUTSIDE_NCU=0 records gpulab's side alone and
@@ -30,12 +32,18 @@ upto() { local left; left=$(left_s); echo $(( $1 < left ? $1 : (left > 1 ? left 
 
 # The most PyTorch-heavy first: it holds most of the corpus's kernels.
 programs="torch_ops cublas_routines cub_algorithms thrust_algorithms"
+[ "${GPULAB_OUTSIDE_SET:-}" = held-out ] &&
+  programs="torch_heldout fft_transforms random_generators sparse_products"
 [ -n "$only" ] && programs=${only//,/ }
 declare -A command=(
   [torch_ops]="python3 tests/outside/torch_ops.py"
   [cublas_routines]="$build/tests/outside/cublas_routines"
   [cub_algorithms]="$build/tests/outside/cub_algorithms"
   [thrust_algorithms]="$build/tests/outside/thrust_algorithms"
+  [torch_heldout]="python3 tests/outside/torch_heldout.py"
+  [fft_transforms]="$build/tests/outside/fft_transforms"
+  [random_generators]="$build/tests/outside/random_generators"
+  [sparse_products]="$build/tests/outside/sparse_products"
 )
 
 build_gpulab
@@ -73,7 +81,7 @@ for name in $programs; do
     note "$name: not run ($(left_s) s left; run it in a call of its own)"
     continue
   fi
-  if [ "$name" = torch_ops ] && ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  if [[ $name == torch_* ]] && ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     note "$name: not run (python3 has no PyTorch with CUDA)"
     continue
   fi
