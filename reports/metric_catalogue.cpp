@@ -21,6 +21,8 @@ const std::vector<MetricTraits> kCatalogue = {
     {name::dram_write, "dram_write", U::bytes, "bytes written to device memory (HBM)"},
     {name::dram_pct, "dram_pct", U::percent, "DRAM throughput, % of peak sustained"},
     {name::sm_pct, "sm_pct", U::percent, "SM throughput (busiest SM unit), % of peak sustained"},
+    {name::l1tex_pct, "l1tex_pct", U::percent,
+     "L1/TEX and shared-memory throughput (busiest of its stages), % of peak sustained", G::memory},
     {name::gld_sectors, "gld_sectors", U::count, "32-byte sectors moved for global loads"},
     {name::gld_requests, "gld_requests", U::count,
      "global load requests (one per warp instruction)"},

@@ -62,6 +62,7 @@ inline constexpr const char* dram_read = "dram__bytes_read.sum";
 inline constexpr const char* dram_write = "dram__bytes_write.sum";
 inline constexpr const char* dram_pct = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* sm_pct = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* l1tex_pct = "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* gld_sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
 inline constexpr const char* gld_requests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
 inline constexpr const char* gst_sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
