@@ -20,11 +20,17 @@ const walk::Rule* rule_of(const std::string& finding) {
 
 void attach_lines(Diagnosis& d, const KernelSource& source) {
   const LineView view = lines_of(source);
-  // A line's counters, the call sites of its inlined code together.
-  std::map<std::pair<std::string, int>, std::map<std::string, double>> by_line;
+  // A line's counters and instructions, the call sites of its inlined code together.
+  struct Line {
+    std::map<std::string, double> counters;
+    std::vector<const SassInstruction*> instructions;
+  };
+  std::map<std::pair<std::string, int>, Line> by_line;
   for (const auto& row : view.rows) {
-    auto& sum = by_line[{row.where.file, row.where.line}];
-    for (const auto& [name, value] : row.counters) sum[name] += value;
+    auto& line = by_line[{row.where.file, row.where.line}];
+    for (const auto& [name, value] : row.counters) line.counters[name] += value;
+    line.instructions.insert(line.instructions.end(), row.instructions.begin(),
+                             row.instructions.end());
   }
   for (auto& finding : d.findings) {
     finding.lines.clear();
@@ -34,11 +40,10 @@ void attach_lines(Diagnosis& d, const KernelSource& source) {
     double total = 0;  // over every instruction, those without a line too
     for (const auto& i : source.instructions) total += measure.amount(i.counters);
     if (total <= 0) continue;
-    std::vector<std::pair<
-        double, const std::pair<const std::pair<std::string, int>, std::map<std::string, double>>*>>
+    std::vector<std::pair<double, const std::pair<const std::pair<std::string, int>, Line>*>>
         ranked;
     for (const auto& entry : by_line) {
-      const double amount = measure.amount(entry.second);
+      const double amount = measure.amount(entry.second.counters);
       if (amount > 0) ranked.push_back({amount, &entry});
     }
     std::stable_sort(ranked.begin(), ranked.end(),
@@ -50,7 +55,8 @@ void attach_lines(Diagnosis& d, const KernelSource& source) {
       line.line = entry->first.second;
       line.share = amount / total;
       line.what = measure.what;
-      line.detail = measure.detail(figures_of(entry->second, view));
+      line.detail =
+          measure.detail(figures_of(entry->second.counters, entry->second.instructions, view));
       finding.lines.push_back(std::move(line));
     }
   }

@@ -88,7 +88,7 @@ class View {
     // The hot lines first, hottest first, then each file with them marked.
     for (const auto* row : hot) {
       std::string where = fmt::format("{}:{}", terminal_safe(row->where.file), row->where.line);
-      const std::string figures = figures_text(figures_of(row->counters, lines_));
+      const std::string figures = figures_text(figures_of(*row, lines_));
       const std::size_t room = room_left(options_.width, 3 + display_width(figures) + 2);
       out_ += spread(paint(">>", Tone::bad, style_) + " " + fitted(where, room), figures,
                      options_.width) +
@@ -195,7 +195,7 @@ class View {
   }
 
   void one_line(int number, const std::string& code, const Line* l) {
-    std::string figures = l ? figures_text(figures_of(l->counters, lines_)) : "";
+    std::string figures = l ? figures_text(figures_of(l->counters, l->instructions, lines_)) : "";
     if (l && !l->inlined_at.empty()) {
       std::string sites;
       for (int site : l->inlined_at) sites += (sites.empty() ? ":" : ", :") + std::to_string(site);

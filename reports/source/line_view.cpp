@@ -90,4 +90,19 @@ LineFigures figures_of(const std::map<std::string, double>& counters, const Line
   return f;
 }
 
+LineFigures figures_of(const std::map<std::string, double>& counters,
+                       const std::vector<const SassInstruction*>& instructions,
+                       const LineView& view) {
+  LineFigures f = figures_of(counters, view);
+  const auto worst = [&instructions](const char* amount, const char* per) {
+    std::optional<double> most;
+    for (const auto* i : instructions)
+      if (const auto r = ratio(i->counters, amount, per); r && (!most || *r > *most)) most = r;
+    return most;
+  };
+  if (auto s = worst(c::global_sectors, c::global_requests)) f.sectors_per_request = s;
+  if (auto w = worst(c::shared_wavefronts, c::shared_requests)) f.wavefronts_per_shared_request = w;
+  return f;
+}
+
 }  // namespace gpulab::report

@@ -57,4 +57,15 @@ struct LineFigures {
 };
 LineFigures figures_of(const std::map<std::string, double>& counters, const LineView& view);
 
+// A line's figures from its summed `counters` and the `instructions` summed into them: the same,
+// but the sectors per request and the wavefronts per shared request are those of the line's
+// worst memory instruction. A line whose load is coalesced (4 sectors a request) and whose store
+// is column-strided (32) shows the store's 32, where the mean, 18, would hide both.
+LineFigures figures_of(const std::map<std::string, double>& counters,
+                       const std::vector<const SassInstruction*>& instructions,
+                       const LineView& view);
+inline LineFigures figures_of(const LineRow& row, const LineView& view) {
+  return figures_of(row.counters, row.instructions, view);
+}
+
 }  // namespace gpulab::report

@@ -1,8 +1,9 @@
 // From per-instruction records (what CUPTI's SASS metrics and PC sampling deliver) to a kernel's
 // `source`: joined with the disassembly of the same cubin by offset, or standing alone with the
 // lines a lookup gives; CUPTI's line table checked against nvdisasm's; too few samples on a line;
-// and a report gpulab recorded on an H100 with `run aos-soa --source`, whose marked line moves 16
-// sectors per request.
+// and reports gpulab recorded on an H100 with `run LAB --source`: aos-soa, whose marked line
+// moves 16 sectors per request, and transpose and coalescing, with stall samples, whose marked
+// lines are where the naive store and the strided load sit.
 #include <gtest/gtest.h>
 
 #include "reports/json_reader.hpp"
@@ -158,6 +159,59 @@ TEST(CollectedSource, TheRecordedAosKernelsMarkedLoadMovesSixteenSectorsPerReque
     EXPECT_DOUBLE_EQ(*f.threads_per_instruction, 32.0);
   }
   EXPECT_EQ(global_lines, 2);  // the marked load and the store
+}
+
+Report recorded(const std::string& name) {
+  return load_report((test::kSourceRoot / "tests/fixtures/source" / name).string());
+}
+
+// The naive transpose's line 45 loads a row (coalesced, 4 sectors a request) and stores it down a
+// column (32): the line shows its worst instruction's 32, not the mean 18, and it is where most
+// of the stall samples are.
+TEST(CollectedSource, TheRecordedNaiveTransposesHotLineIsItsStridedStore) {
+  const Report r = recorded("transpose.h100.json");
+  const Kernel& naive = r.variants.at(0).kernels.at(0);
+  ASSERT_TRUE(naive.source && naive.source->sampling);
+  const LineView view = lines_of(*naive.source);
+  EXPECT_EQ(view.weight, c::samples);
+  const auto hot = hottest(view, 3);
+  ASSERT_FALSE(hot.empty());
+  EXPECT_EQ(hot[0]->where.line, test::naive_store_line());
+  EXPECT_GT(*figures_of(*hot[0], view).share, 0.5);
+  EXPECT_DOUBLE_EQ(*figures_of(*hot[0], view).sectors_per_request, 32.0);
+  EXPECT_DOUBLE_EQ(*figures_of(hot[0]->counters, view).sectors_per_request, 18.0)
+      << "the line's summed counters: the mean of its load and its store";
+  // The padded tile's every access is coalesced.
+  const Kernel& padded = r.variants.at(2).kernels.at(0);
+  const LineView padded_view = lines_of(*padded.source);
+  for (const auto& row : padded_view.rows)
+    if (const auto f = figures_of(row, padded_view); f.sectors_per_request)
+      EXPECT_LE(*f.sectors_per_request, 4.0) << "line " << row.where.line;
+}
+
+// Stall samples land where a load's value is used, not on the load: the strided gather's most
+// sampled line is the loop that stores what it loaded, and the marked load is the one line whose
+// requests move 32 sectors.
+TEST(CollectedSource, TheRecordedStridedGathersMarkedLoadMovesThirtyTwoSectors) {
+  const Report r = recorded("coalescing.h100.json");
+  const Kernel& strided = r.variants.at(0).kernels.at(0);
+  ASSERT_TRUE(strided.source);
+  const LineView view = lines_of(*strided.source);
+  const int load = test::marked_lines(test::kSourceRoot / "labs/coalescing.cu").at(0);
+  bool found = false;
+  for (const auto& row : view.rows) {
+    const auto f = figures_of(row, view);
+    if (row.where.line == load) {
+      found = true;
+      EXPECT_DOUBLE_EQ(*f.sectors_per_request, 32.0);
+    } else if (f.sectors_per_request) {
+      EXPECT_LE(*f.sectors_per_request, 4.0) << "line " << row.where.line;
+    }
+  }
+  EXPECT_TRUE(found);
+  const auto hot = hottest(view, 1);
+  ASSERT_FALSE(hot.empty());
+  EXPECT_NE(hot[0]->where.line, load) << "the samples wait where the value is used";
 }
 
 }  // namespace

@@ -49,7 +49,8 @@ TEST(SourceCommand, TheMarkedLineComesFirstWithItsCounters) {
   const std::string where = "labs/transpose.cu:" + std::to_string(test::naive_store_line());
   EXPECT_EQ(out[2].rfind(">> " + where + " ", 0), 0u) << out[2];
   EXPECT_NE(out[2].find("long_scoreboard"), std::string::npos) << out[2];
-  EXPECT_NE(out[2].find("18.0 sectors/req"), std::string::npos) << "4 and 32, weighed: " << out[2];
+  EXPECT_NE(out[2].find("32.0 sectors/req"), std::string::npos)
+      << "its load's 4 and its store's 32: the worst shows " << out[2];
   // Then the file, the marked line's text beside its number and marked, the rest folded.
   EXPECT_NE(
       r.out.find(">>   " + std::to_string(test::naive_store_line()) + "      if (row < rows) out["),
