@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string_view>
 
@@ -62,7 +63,50 @@ std::string display_name(const std::string& demangled) {
 
 std::string shortened(const std::string& name, std::size_t width) {
   if (width == 0 || name.size() <= width) return name;  // kernel names are ASCII
-  return name.substr(0, width - 1) + "\u2026";
+  if (width < 8) return name.substr(0, width - 1) + "\u2026";
+  // The head says whose kernel it is (the library's namespace), the tail which one: library
+  // kernels that share a long head (cuBLAS's sm80_xmma_gemm_..., CUB's policy types) differ in
+  // their last template arguments, so the middle goes.
+  std::size_t head = (width - 1) * 2 / 5;
+  // The function's own name stays whole where it is short enough: the head then reaches the '<'
+  // that opens its template arguments ("cub::DeviceReduceKernel<…, float*>").
+  if (const std::size_t open = name.find('<');
+      open != std::string::npos && open + 1 > head && open + 1 <= (width - 1) * 3 / 5)
+    head = open + 1;
+  const std::size_t tail = width - 1 - head;
+  return name.substr(0, head) + "\u2026" + name.substr(name.size() - tail);
+}
+
+std::vector<std::string> shortened_apart(const std::vector<std::string>& names, std::size_t width) {
+  std::vector<std::string> shown;
+  std::map<std::string, std::vector<std::size_t>> readers;  // a shown form -> the names it shows
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    shown.push_back(shortened(names[i], width));
+    readers[shown.back()].push_back(i);
+  }
+  if (width < 12) return shown;
+  const auto first_difference = [](const std::string& a, const std::string& b) {
+    std::size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+    return i;
+  };
+  for (const auto& [form, group] : readers)
+    for (const std::size_t i : group) {
+      const std::string& name = names[i];
+      std::size_t from = name.size();
+      for (const std::size_t j : group)
+        if (names[j] != name) from = std::min(from, first_difference(name, names[j]));
+      if (from == name.size()) continue;  // the same name twice: nothing tells them apart
+      // The head, an ellipsis, the name from a few characters before the difference, and an
+      // ellipsis where that runs past the width.
+      const std::size_t head = (width - 2) / 3, room = width - head - 1;
+      const std::size_t start = std::max(head, from > 2 ? from - 2 : 0);
+      if (start <= head) continue;  // it differs within the head, which shows it already
+      std::string window = name.substr(start);
+      if (window.size() > room) window = window.substr(0, room - 1) + "\u2026";
+      shown[i] = name.substr(0, head) + "\u2026" + window;
+    }
+  return shown;
 }
 
 std::string shown_function(const std::string& demangled, std::size_t width) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gpulab::report {
 
@@ -20,12 +21,20 @@ std::string demangle(const std::string& mangled);
 std::string display_name(const std::string& demangled);
 
 // How text output names a kernel's function: its display name, cut to `width` code points with
-// an ellipsis (library kernels' template arguments run to hundreds of characters); reports
-// keep the whole name. Takes a demangled name.
+// an ellipsis in the middle (library kernels' template arguments run to hundreds of characters,
+// and two kernels that share a long head differ at the end); reports keep the whole name. Takes a
+// demangled name.
 std::string shown_function(const std::string& demangled, std::size_t width = 56);
 
-// A name cut to `width` characters with an ellipsis; as it is when it fits or `width` is 0.
+// A name cut to `width` characters, its head and its tail joined by an ellipsis; as it is when it
+// fits or `width` is 0.
 std::string shortened(const std::string& name, std::size_t width);
+
+// Each of `names` cut to `width` as `shortened` cuts it, except where different names would read
+// the same (cuBLAS's sm80_xmma_gemm_... kernels share their head and tail and differ in the
+// middle, in the tile size): each of those keeps its head and shows, after it, the part from where
+// it first differs from the others. Returned in the order of `names`.
+std::vector<std::string> shortened_apart(const std::vector<std::string>& names, std::size_t width);
 
 // The bare function name, as ncu's --kernel-name-base function prints it: "reduce". Takes a
 // demangled name.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -60,6 +61,23 @@ svg .migration { fill: #cf222e; } svg .communication { fill: #8250df; } svg .sma
 )";
 
 std::string esc(const std::string& s) { return html_safe(s); }
+
+// Long C++ names (a library kernel's template arguments run to hundreds of characters) are cut
+// in the middle (reports/kernel_name.hpp, shortened), the whole name on hover: a bar's label in
+// the 170 pixels beside it, a table cell.
+constexpr std::size_t kBarLabelChars = 26;
+constexpr std::size_t kCellChars = 60;
+
+std::string name_cell(const std::string& name, const std::string& shown) {
+  return shown == name ? esc(name)
+                       : fmt::format("<span title=\"{}\">{}</span>", esc(name), esc(shown));
+}
+
+std::vector<std::string> variant_names(const std::vector<const Variant*>& variants) {
+  std::vector<std::string> names;
+  for (const auto* v : variants) names.push_back(v->name);
+  return names;
+}
 
 // Roofline axis labels: "100 GFLOP/s", "10 TFLOP/s".
 std::string flops_text(double f) {
@@ -140,6 +158,7 @@ std::string time_bars(const Report& r) {
   std::string out =
       "<figure class=\"bars\">\n" + svg::open(width, height, "median time per variant");
   const Axis x{0, longest, label_w, label_w + bar_w, false};
+  const auto labels = shortened_apart(variant_names(shown), kBarLabelChars);
   for (const double t : x.ticks()) {
     out += svg::line(x.map(t), 4, x.map(t), height - 22, "grid");
     out += svg::text(x.map(t), height - 8, units::seconds(t), "small", "middle");
@@ -150,7 +169,7 @@ std::string time_bars(const Report& r) {
     std::string note = units::seconds(v.timing.median);
     if (v.speedup > 0 && v.role != Role::baseline) note += "  ×" + units::number(v.speedup);
     if (v.roof_fraction > 0) note += "  " + units::percent(v.roof_fraction) + " of copy roof";
-    out += svg::text(label_w - 8, y + 15, v.name, "", "end");
+    out += svg::name_text(label_w - 8, y + 15, v.name, labels[i], "", "end");
     out += svg::rect(label_w, y, x.map(v.timing.median) - label_w, row_h - 8, role_class(v.role),
                      fmt::format("{}: {}", v.name, note));
     out += svg::text(x.map(v.timing.median) + 6, y + 15, note, "small");
@@ -164,23 +183,37 @@ std::string time_bars(const Report& r) {
 }
 
 std::string checks_table(const Report& r) {
+  // A reason several variants share (every kernel of a profiled program has no reference to be
+  // checked against) is said once, under the table.
+  std::map<std::string, int> said;
+  for (const auto& v : r.variants)
+    if (!v.check.message.empty()) ++said[v.check.message];
   std::string out =
       "<table class=\"checks\">\n<tr><th>variant</th><th>role</th><th>check</th>"
       "<th class=\"num\">max rel. error</th><th class=\"num\">median</th><th class=\"num\">speedup"
       "</th><th class=\"num\">% of copy roof</th></tr>\n";
-  for (const auto& v : r.variants) {
+  std::vector<const Variant*> all;
+  for (const auto& v : r.variants) all.push_back(&v);
+  const auto names = shortened_apart(variant_names(all), kCellChars);
+  for (std::size_t i = 0; i < r.variants.size(); ++i) {
+    const Variant& v = r.variants[i];
     const char* status = to_string(v.check.status);
+    const bool own_reason = !v.check.message.empty() && said[v.check.message] == 1;
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"{}\">{}{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        esc(v.name), to_string(v.role), status, status,
-        v.check.message.empty() ? "" : ": " + esc(v.check.message),
+        name_cell(v.name, names[i]), to_string(v.role), status, status,
+        own_reason ? ": " + esc(v.check.message) : "",
         v.check.status == CheckStatus::skipped ? "" : units::number(v.check.max_rel_error),
         v.timing.median > 0 ? units::seconds(v.timing.median) : std::string("—"),
         v.speedup > 0 ? units::ratio(v.speedup) : std::string("—"),
         v.roof_fraction > 0 ? units::percent(v.roof_fraction) : std::string("—"));
   }
-  return out + "</table>\n";
+  out += "</table>\n";
+  for (const auto& [message, count] : said)
+    if (count > 1)
+      out += fmt::format("<p class=\"note\">{} variants: {}</p>\n", count, esc(message));
+  return out;
 }
 
 // The lab's best variant against its limit (reports/diagnosis/limits.hpp); a profiled program,
@@ -495,10 +528,13 @@ std::string comparison_section(const Comparison& c) {
   const double height = c.variants.size() * (2 * row_h + 10) + 10;
   const Axis x{0, longest > 0 ? longest : 1, label_w, label_w + bar_w, false};
   out += "<figure class=\"bars\">\n" + svg::open(label_w + bar_w + 200, height, "before and after");
+  std::vector<std::string> names;
+  for (const auto& v : c.variants) names.push_back(v.lab + "/" + v.label());
+  const auto labels = shortened_apart(names, kBarLabelChars + 4);  // 200 pixels, not 170
   for (std::size_t i = 0; i < c.variants.size(); ++i) {
     const auto& v = c.variants[i];
     const double y = 6 + i * (2 * row_h + 10);
-    out += svg::text(label_w - 8, y + row_h + 2, v.lab + "/" + v.label(), "", "end");
+    out += svg::name_text(label_w - 8, y + row_h + 2, names[i], labels[i], "", "end");
     if (v.time_a)
       out += svg::rect(label_w, y, x.map(v.time_a->median) - label_w, row_h - 3, "bar baseline",
                        "A: " + units::seconds(v.time_a->median));

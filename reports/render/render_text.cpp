@@ -182,14 +182,20 @@ std::string program_header(const Report& r, const Style& style) {
 }
 
 // A profiled program's kernel functions, heaviest first: where its GPU time goes.
+constexpr std::size_t kFunctionColumnWidth = 56;
 std::string functions_table(const Report& r, const Style& style) {
   TextTable table({"function", "launches", "total", "share", "mean", "min", "max", "profiled"}, 1);
+  std::vector<std::string> names;  // cut so that different functions read differently
+  for (const auto& v : r.variants)
+    if (v.totals) names.push_back(display_name(v.description));
+  const auto cut = shortened_apart(names, kFunctionColumnWidth);
+  std::size_t row = 0;
   for (const auto& v : r.variants) {
     if (!v.totals) continue;
     const FunctionTotals& f = *v.totals;
     const auto& t = v.timing;
     const bool timed = f.timed_launches > 0;
-    table.add_row({shown(shown_function(v.description), style), std::to_string(f.launches),
+    table.add_row({shown(cut[row++], style), std::to_string(f.launches),
                    timed ? units::seconds(f.total_seconds) : "-",
                    timed ? units::percent(f.share_of_gpu_time) : "-",
                    timed ? units::seconds(t.mean) : "-", timed ? units::seconds(t.min) : "-",

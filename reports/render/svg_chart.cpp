@@ -110,4 +110,13 @@ std::string text(double x, double y, const std::string& content, const std::stri
                      x, y, cls, anchor, html_safe(content));
 }
 
+std::string name_text(double x, double y, const std::string& name, const std::string& shown,
+                      const std::string& cls, const char* anchor) {
+  if (shown == name) return text(x, y, name, cls, anchor);
+  return fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"{}\" "
+      "text-anchor=\"{}\"><title>{}</title>{}</text>\n",
+      x, y, cls, anchor, html_safe(name), html_safe(shown));
+}
+
 }  // namespace gpulab::report::svg

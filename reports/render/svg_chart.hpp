@@ -31,5 +31,9 @@ std::string circle(double x, double y, double r, const std::string& cls, const s
 // anchor: "start", "middle" or "end".
 std::string text(double x, double y, const std::string& content, const std::string& cls,
                  const char* anchor = "start");
+// A name as `shown` (cut: reports/kernel_name.hpp, shortened_apart), the whole of it on hover
+// where they differ.
+std::string name_text(double x, double y, const std::string& name, const std::string& shown,
+                      const std::string& cls, const char* anchor = "start");
 
 }  // namespace gpulab::report::svg

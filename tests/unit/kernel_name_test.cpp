@@ -41,10 +41,22 @@ TEST(KernelName, BaseNameIsWhatNcuFiltersBy) {
   EXPECT_EQ(base_name("sm80_xmma_gemm_f32f32"), "sm80_xmma_gemm_f32f32");
 }
 
-TEST(KernelName, ShownFunctionIsCutWithAnEllipsis) {
+TEST(KernelName, ShownFunctionIsCutWithAnEllipsisInTheMiddle) {
   EXPECT_EQ(shown_function(demangle(kTiled)), "transpose_shared<PaddedTile>");
   const std::string cut = shown_function("void f<" + std::string(100, 'a') + ">(int)", 20);
-  EXPECT_EQ(cut, "f<" + std::string(17, 'a') + "\u2026");
+  EXPECT_EQ(cut, "f<aaaaa\u2026" + std::string(11, 'a') + ">");
+  // The function's own name stays whole when it is short enough.
+  EXPECT_EQ(shortened("cub::DeviceReduceKernel<" + std::string(100, 'x') + ">", 56),
+            "cub::DeviceReduceKernel<\u2026" + std::string(30, 'x') + ">");
+}
+
+// Two 200-character instantiations that share their first 150 characters stay different.
+TEST(KernelName, LongNamesThatShareAHeadStayDistinguishable) {
+  const std::string head = "cutlass::Kernel<cutlass::gemm::GemmUniversal<" + std::string(105, 'p');
+  const std::string a = head + std::string(49, 'a') + ">", b = head + std::string(49, 'b') + ">";
+  ASSERT_EQ(a.size(), 200u);
+  for (const std::size_t width : {24, 40, 56, 80})
+    EXPECT_NE(shortened(a, width), shortened(b, width)) << width;
 }
 
 }  // namespace
