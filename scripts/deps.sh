@@ -23,6 +23,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-  echo "deps.sh: the CUDA toolkit (nvcc) is not installed; install CUDA 13 first" >&2
+  echo "deps.sh: the CUDA toolkit (nvcc) is not installed: install CUDA 13.0 or later from https://developer.nvidia.com/cuda-downloads (the package cuda-toolkit-13-0 on Debian or Ubuntu), into /usr/local/cuda" >&2
   exit 1
 fi

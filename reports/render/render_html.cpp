@@ -113,15 +113,28 @@ std::string page_tail() { return "</body>\n</html>\n"; }
 
 std::string device_meta(const Report& r) {
   const auto& d = r.device;
-  std::string out = fmt::format(
-      "<dt>device</dt><dd>{} ({}{}, {} SMs, {} memory, L2 {})</dd>\n", esc(d.name),
-      d.chip.empty() ? "" : esc(d.chip) + ", ", fmt::format("sm_{}{}", d.cc_major, d.cc_minor),
-      d.sm_count, units::bytes(double(d.global_memory_bytes)), units::bytes(double(d.l2_bytes)));
+  // What was not recorded reads "unknown", never as a zero.
+  const auto known = [](double value, const std::string& text) {
+    return value > 0 ? text : std::string("unknown");
+  };
+  std::string out =
+      d.name.empty() && d.sm_count == 0
+          ? std::string("<dt>device</dt><dd>unknown</dd>\n")
+          : fmt::format(
+                "<dt>device</dt><dd>{} ({}{}, {} SMs, {} memory, L2 {})</dd>\n",
+                d.name.empty() ? "unknown" : esc(d.name), d.chip.empty() ? "" : esc(d.chip) + ", ",
+                known(d.cc_major, fmt::format("sm_{}{}", d.cc_major, d.cc_minor)),
+                known(d.sm_count, std::to_string(d.sm_count)),
+                known(double(d.global_memory_bytes), units::bytes(double(d.global_memory_bytes))),
+                known(double(d.l2_bytes), units::bytes(double(d.l2_bytes))));
   out += fmt::format(
-      "<dt>roofs</dt><dd>copy {} measured ({} theoretical); FP32 {}</dd>\n",
-      units::bandwidth(d.roofs.copy_bandwidth), units::bandwidth(d.roofs.theoretical_bandwidth),
-      fp32_peak_flops(d) > 0 ? units::number(fp32_peak_flops(d) / 1e12) + " TFLOP/s peak"
-                             : std::string("unknown"));
+      "<dt>roofs</dt><dd>copy {}{}; FP32 {}</dd>\n",
+      d.roofs.copy_bandwidth > 0 ? units::bandwidth(d.roofs.copy_bandwidth) + " measured"
+                                 : std::string("not measured"),
+      d.roofs.theoretical_bandwidth > 0
+          ? " (" + units::bandwidth(d.roofs.theoretical_bandwidth) + " theoretical)"
+          : std::string(),
+      known(fp32_peak_flops(d), units::number(fp32_peak_flops(d) / 1e12) + " TFLOP/s peak"));
   out += fmt::format("<dt>recorded</dt><dd>{} by {} {} ({})</dd>\n", esc(r.created_utc),
                      esc(r.tool.name), esc(r.tool.version), esc(r.tool.git_sha));
   std::string cmd;

@@ -117,6 +117,17 @@ struct Column {
   const Kernel* kernel;
 };
 
+// The device in one line: its name, compute capability, SMs and L2, each where it is known (a
+// report whose device could not be opened says so rather than "sm_00, 0 SMs").
+std::string device_text(const DeviceInfo& dev, const Style& style) {
+  if (dev.name.empty() && dev.sm_count == 0) return "device: unknown";
+  std::string out = dev.name.empty() ? "unknown device" : shown(dev.name, style);
+  if (dev.cc_major > 0) out += fmt::format(" · sm_{}{}", dev.cc_major, dev.cc_minor);
+  if (dev.sm_count > 0) out += fmt::format(" · {} SMs", dev.sm_count);
+  if (dev.l2_bytes > 0) out += " · " + units::bytes(static_cast<double>(dev.l2_bytes)) + " L2";
+  return out;
+}
+
 std::string header(const Report& r, const Style& style) {
   const auto& dev = r.device;
   std::string params;
@@ -124,8 +135,7 @@ std::string header(const Report& r, const Style& style) {
     params += fmt::format(" {}={}", shown(name, style), value);
   std::string out = fmt::format("{} · {}\n", paint(shown(r.subject(), style), Tone::strong, style),
                                 shown(r.lab.summary, style));
-  out += fmt::format("{} · sm_{}{} · {} SMs · {} L2", shown(dev.name, style), dev.cc_major,
-                     dev.cc_minor, dev.sm_count, units::bytes(static_cast<double>(dev.l2_bytes)));
+  out += device_text(dev, style);
   if (dev.roofs.copy_bandwidth > 0)
     out += " · copy roof " + units::bandwidth(dev.roofs.copy_bandwidth) + " measured";
   if (dev.roofs.theoretical_bandwidth > 0)
@@ -140,8 +150,7 @@ std::string header(const Report& r, const Style& style) {
 
 std::string device_line(const DeviceInfo& dev, const Style& style) {
   if (dev.name.empty()) return "device: unknown (gpulab could not open it after the program)\n";
-  return fmt::format("{} · sm_{}{} · {} SMs · {} L2\n", shown(dev.name, style), dev.cc_major,
-                     dev.cc_minor, dev.sm_count, units::bytes(static_cast<double>(dev.l2_bytes)));
+  return device_text(dev, style) + "\n";
 }
 
 // A word of a command line as a shell would need it typed: quoted when it holds anything but

@@ -203,6 +203,15 @@ TEST(RenderHtml, StringsFromAReportCannotInjectMarkup) {
   EXPECT_NE(html.find("k&lt;&#39;&amp;&#39;&gt;"), std::string::npos);
 }
 
+TEST(RenderHtml, AnUnknownDeviceIsUnknownNotZero) {
+  Report r;
+  r.lab.name = "lab";
+  const std::string html = render_html({r}, HtmlPage{});
+  EXPECT_NE(html.find("<dt>device</dt><dd>unknown</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<dd>copy not measured; FP32 unknown</dd>"), std::string::npos);
+  EXPECT_EQ(html.find("sm_00"), std::string::npos);
+}
+
 TEST(RenderHtml, ComparisonShowsTimesDeltasAndFindings) {
   const std::string dir = std::string(GPULAB_FIXTURES_DIR);
   const Report a = load_report(dir + "/transpose_h200.json");

@@ -89,5 +89,20 @@ TEST(RenderText, KernelsAreShownByTheirFunction) {
   EXPECT_NE(text.find("cub::DeviceReduceKernel<\u2026xxx"), std::string::npos) << text;
 }
 
+// A report whose device could not be opened says "unknown", never "sm_00 · 0 SMs · 0 B L2"; one
+// that knows only some of it shows what it knows.
+TEST(RenderText, AnUnknownDeviceIsUnknownNotZero) {
+  Report r;
+  r.lab.name = "lab";
+  const std::string text = render_text(r);
+  EXPECT_NE(text.find("device: unknown"), std::string::npos) << text;
+  EXPECT_EQ(text.find("sm_00"), std::string::npos) << text;
+  EXPECT_EQ(text.find("0 SMs"), std::string::npos) << text;
+  r.device.name = "NVIDIA H100 80GB HBM3";
+  r.device.sm_count = 132;
+  const std::string partial = render_text(r);
+  EXPECT_NE(partial.find("NVIDIA H100 80GB HBM3 · 132 SMs\n"), std::string::npos) << partial;
+}
+
 }  // namespace
 }  // namespace gpulab::report
