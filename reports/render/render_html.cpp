@@ -64,7 +64,7 @@ std::string esc(const std::string& s) { return html_safe(s); }
 
 // Long C++ names (a library kernel's template arguments run to hundreds of characters) are cut
 // in the middle (reports/kernel_name.hpp, shortened), the whole name on hover: a bar's label in
-// the 170 pixels beside it, a table cell.
+// the 230 pixels beside it, a table cell.
 constexpr std::size_t kBarLabelChars = 26;
 constexpr std::size_t kCellChars = 60;
 
@@ -166,7 +166,7 @@ std::string time_bars(const Report& r) {
       longest = std::max(longest, v.timing.median);
     }
   if (shown.empty()) return "<p>No variant was timed.</p>\n";
-  const double label_w = 170, bar_w = 520, row_h = 26, width = label_w + bar_w + 260;
+  const double label_w = 230, bar_w = 460, row_h = 26, width = label_w + bar_w + 260;
   const double height = row_h * shown.size() + 30;
   std::string out =
       "<figure class=\"bars\">\n" + svg::open(width, height, "median time per variant");
@@ -543,7 +543,7 @@ std::string comparison_section(const Comparison& c) {
   out += "<figure class=\"bars\">\n" + svg::open(label_w + bar_w + 200, height, "before and after");
   std::vector<std::string> names;
   for (const auto& v : c.variants) names.push_back(v.lab + "/" + v.label());
-  const auto labels = shortened_apart(names, kBarLabelChars + 4);  // 200 pixels, not 170
+  const auto labels = shortened_apart(names, kBarLabelChars - 2);  // 200 pixels, not 230
   for (std::size_t i = 0; i < c.variants.size(); ++i) {
     const auto& v = c.variants[i];
     const double y = 6 + i * (2 * row_h + 10);
