@@ -14,15 +14,7 @@
 
 #include "outside_check.cuh"
 
-#define OUTSIDE_CUBLAS(call)                                             \
-  do {                                                                   \
-    const cublasStatus_t outside_status_ = (call);                       \
-    if (outside_status_ != CUBLAS_STATUS_SUCCESS) {                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-                   cublasGetStatusString(outside_status_));              \
-      std::exit(90);                                                     \
-    }                                                                    \
-  } while (0)
+#define OUTSIDE_CUBLAS(call) OUTSIDE_CHECK(call, CUBLAS_STATUS_SUCCESS, cublasGetStatusString)
 
 namespace {
 

@@ -13,15 +13,7 @@
 
 #include "outside_check.cuh"
 
-#define OUTSIDE_CUFFT(call)                                                          \
-  do {                                                                               \
-    const cufftResult outside_status_ = (call);                                      \
-    if (outside_status_ != CUFFT_SUCCESS) {                                          \
-      std::fprintf(stderr, "%s:%d: %s: cufftResult %d\n", __FILE__, __LINE__, #call, \
-                   static_cast<int>(outside_status_));                               \
-      std::exit(90);                                                                 \
-    }                                                                                \
-  } while (0)
+#define OUTSIDE_CUFFT(call) OUTSIDE_CHECK(call, CUFFT_SUCCESS, outside::status_number)
 
 namespace {
 

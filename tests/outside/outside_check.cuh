@@ -7,12 +7,31 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 // CUDA calls are checked as the profile test programs check theirs: exit 90 on an error.
 #include "../apps/app_check.cuh"
 
+// A library call's status checked as APP_CHECK checks CUDA's: where it is not `ok`, exit 90
+// naming the call and what `describe` says of the status (a function of it giving text).
+#define OUTSIDE_CHECK(call, ok, describe)                                \
+  do {                                                                   \
+    const auto outside_status_ = (call);                                 \
+    if (outside_status_ != (ok)) {                                       \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   std::string(describe(outside_status_)).c_str());      \
+      std::exit(90);                                                     \
+    }                                                                    \
+  } while (0)
+
 namespace outside {
+
+// The status of a library without a text for it (cuFFT, cuRAND): its number.
+template <typename Status>
+std::string status_number(Status status) {
+  return "status " + std::to_string(static_cast<int>(status));
+}
 
 // A step names the library call it makes, so that a run's output says which launches belong to
 // which call (tests/fixtures/outside/LABELING.md lists them in this order).

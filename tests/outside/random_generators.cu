@@ -14,15 +14,7 @@
 
 #include "outside_check.cuh"
 
-#define OUTSIDE_CURAND(call)                                                          \
-  do {                                                                                \
-    const curandStatus_t outside_status_ = (call);                                    \
-    if (outside_status_ != CURAND_STATUS_SUCCESS) {                                   \
-      std::fprintf(stderr, "%s:%d: %s: curandStatus %d\n", __FILE__, __LINE__, #call, \
-                   static_cast<int>(outside_status_));                                \
-      std::exit(90);                                                                  \
-    }                                                                                 \
-  } while (0)
+#define OUTSIDE_CURAND(call) OUTSIDE_CHECK(call, CURAND_STATUS_SUCCESS, outside::status_number)
 
 namespace {
 

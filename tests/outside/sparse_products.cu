@@ -14,15 +14,7 @@
 
 #include "outside_check.cuh"
 
-#define OUTSIDE_CUSPARSE(call)                                           \
-  do {                                                                   \
-    const cusparseStatus_t outside_status_ = (call);                     \
-    if (outside_status_ != CUSPARSE_STATUS_SUCCESS) {                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-                   cusparseGetErrorString(outside_status_));             \
-      std::exit(90);                                                     \
-    }                                                                    \
-  } while (0)
+#define OUTSIDE_CUSPARSE(call) OUTSIDE_CHECK(call, CUSPARSE_STATUS_SUCCESS, cusparseGetErrorString)
 
 namespace {
 
