@@ -20,7 +20,9 @@
 // left (inject/checkpoint.hpp): the program goes on from its own results. In trace
 // mode nothing is replayed: the activity API records kernels, copies, memsets and unified-memory
 // migrations. Each record is written as it is complete (inject/record_file.hpp), so that a program
-// that crashes leaves what came before.
+// that crashes leaves what came before. A launch is recorded one by one when it is profiled or
+// among its function's first 256; the others are tallied per function (reports/launch_tally.hpp),
+// so that a program of millions of launches leaves records of a bounded size.
 //
 // Nothing here may end the program because of gpulab: a failure is written as a record (or to
 // stderr) and the program runs on untouched. The one exception is the watchdog.
@@ -54,6 +56,7 @@
 #include "inject/record_file.hpp"
 #include "inject/watchdog.hpp"
 #include "reports/kernel_name.hpp"
+#include "reports/launch_tally.hpp"
 #include "reports/profile_records.hpp"
 
 namespace gpulab::inject {
@@ -124,6 +127,7 @@ bool ends_a_batch(std::string_view name) {
 struct InFlight {
   int depth = 0;
   RecordedLaunch record;
+  bool in_full = false;  // recorded one by one, not only tallied (reports/launch_tally.hpp)
   bool profiling = false;
   std::optional<LaunchCopy> copy;  // batch replay: the launch, copied at its driver entry
   std::string not_copied;          // why there is no copy
@@ -174,6 +178,7 @@ class Injection {
     if (session_ && session_->before) session_->before->forget();
     session_.reset();
     session_open_ = false;
+    tally_.reset();
     launches_ = 0;
     matched_ = 0;
     profiled_ = 0;
@@ -217,11 +222,13 @@ class Injection {
   void close_session_of(CUcontext context);
   void context_ending(CUcontext context);
   void on_activities(cupti::Collected&& got);
+  void write_tally_when_due();
   void on_watchdog(std::int64_t index, const std::string& name, double seconds);
 
   report::InjectionConfig config_;
   std::optional<std::regex> filter_;
   RecordFile file_;
+  report::LaunchTally tally_;
   CounterLock counter_lock_;  // held while a session is open
   bool said_unlocked_ = false;
   Watchdog watchdog_;
@@ -328,6 +335,10 @@ void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, co
   if (info.callbackSite == CUPTI_API_ENTER) {
     if (t_launch.depth++ == 0) {
       launch_entry(domain, id, info);
+      // Decided at the entry: the kernel's duration may arrive before the launch call returns.
+      const RecordedLaunch& r = t_launch.record;
+      t_launch.in_full =
+          tally_.record_in_full(r.mangled_name, r.matched, r.profiled, r.correlation_id);
     } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
       // The driver launch inside a runtime launch: where its CUfunction is known, and the shape
       // of the launches whose runtime parameters do not give it (__cudaLaunchKernel).
@@ -624,7 +635,8 @@ void Injection::launch_exit(const CUpti_CallbackData& info) {
   InFlight& f = t_launch;
   RecordedLaunch& r = f.record;
   if (!f.profiling) {
-    file_.write(report::to_line(r));
+    if (f.in_full) file_.write(report::to_line(r));
+    write_tally_when_due();
     return;
   }
   // A CUresult or a cudaError_t, by domain: both are 0 for success.
@@ -693,7 +705,9 @@ void Injection::on_activities(cupti::Collected&& got) {
   const std::int64_t pid = ::getpid();
   std::string lines;
   for (const auto& t : got.records) {
-    if (t.activity.kind == report::ActivityKind::kernel)
+    if (t.activity.kind == report::ActivityKind::kernel &&
+        tally_.kernel_time(t.correlation_id, t.activity.name,
+                           t.end > t.start ? static_cast<double>(t.end - t.start) * 1e-9 : 0))
       lines += report::to_line(report::RecordedKernelTime{
           pid, t.correlation_id, t.start, t.end, t.activity.stream, t.registers_per_thread,
           t.static_shared_bytes, t.local_bytes_per_thread});
@@ -701,6 +715,12 @@ void Injection::on_activities(cupti::Collected&& got) {
   }
   if (config_.mode == "trace") lines += report::to_line(pid, got.counts);
   if (!lines.empty()) file_.write(lines);
+  write_tally_when_due();
+}
+
+void Injection::write_tally_when_due() {
+  if (!tally_.due()) return;
+  if (const std::string lines = tally_.take_lines(::getpid()); !lines.empty()) file_.write(lines);
 }
 
 void Injection::on_watchdog(std::int64_t index, const std::string& name, double seconds) {
@@ -718,7 +738,7 @@ void Injection::at_exit() {
   exit_pid_ = ::getpid();
   close_session_of(nullptr);
   if (subscriber_ && refused_.empty()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  file_.write(report::end_line(::getpid()));
+  file_.write(tally_.take_lines(::getpid()) + report::end_line(::getpid()));
 }
 
 }  // namespace

@@ -109,6 +109,20 @@ void read_line(const json& doc, RecordSet& into) {
     k.static_shared_bytes = static_cast<std::uint32_t>(r.integer_or("static_shared_bytes", 0));
     k.local_bytes_per_thread =
         static_cast<std::uint32_t>(r.integer_or("local_bytes_per_thread", 0));
+  } else if (type == "tally") {
+    RecordedTally t;
+    t.pid = pid;
+    t.mangled_name = r.str("name");
+    t.matched = r.boolean_or("matched", false);
+    t.launches = r.integer("launches");
+    t.timed_launches = r.integer_or("timed_launches", 0);
+    t.total_seconds = r.num_or("total_seconds", 0);
+    if (t.launches < 0 || t.timed_launches < 0 || !(t.total_seconds >= 0) ||
+        !std::isfinite(t.total_seconds))
+      Reader::fail("record", "a tally holds a negative or non-finite count");
+    // Cumulative: a later line of the same process and function holds at least as much.
+    RecordedTally& kept = into.tallies[{pid, t.mangled_name}];
+    if (t.launches >= kept.launches && t.timed_launches >= kept.timed_launches) kept = std::move(t);
   } else if (type == "watchdog") {
     RecordedWatchdog& w = into.watchdogs.emplace_back();
     w.pid = pid;
@@ -209,6 +223,16 @@ std::string to_line(const RecordedCounters& r) {
               {"metrics", finite(r.metrics)}};
   if (!r.error.empty()) out["error"] = r.error;
   return line_of(std::move(out));
+}
+
+std::string to_line(const RecordedTally& r) {
+  return line_of({{"record", "tally"},
+                  {"pid", r.pid},
+                  {"name", r.mangled_name},
+                  {"matched", r.matched},
+                  {"launches", r.launches},
+                  {"timed_launches", r.timed_launches},
+                  {"total_seconds", r.total_seconds}});
 }
 
 std::string end_line(std::int64_t pid) { return line_of({{"record", "end"}, {"pid", pid}}); }

@@ -81,12 +81,25 @@ struct RecordedWatchdog {
   double seconds = 0;
 };
 
+// What a process's launches that were not recorded one by one add up to, per function
+// (reports/launch_tally.hpp): cumulative, so the latest line of a (pid, function) holds it all.
+struct RecordedTally {
+  std::int64_t pid = 0;
+  std::string mangled_name;
+  bool matched = false;             // the function passes --kernel
+  std::int64_t launches = 0;        // launches counted, not recorded
+  std::int64_t timed_launches = 0;  // durations folded into total_seconds, joined by name
+  double total_seconds = 0;
+};
+
 // Everything the files of one profiled run held.
 struct RecordSet {
   std::vector<RecordedProcess> processes;
   std::vector<RecordedLaunch> launches;
   std::vector<RecordedKernelTime> kernel_times;
   std::vector<RecordedWatchdog> watchdogs;
+  // By (pid, function): the latest tally of the launches each process counted without a record.
+  std::map<std::pair<std::int64_t, std::string>, RecordedTally> tallies;
   std::vector<std::int64_t> ended;      // pids whose records end with the process's normal end
   std::vector<TraceRecord> activities;  // trace mode
   std::map<std::int64_t, TraceCounts> trace_counts;  // trace mode, per pid
@@ -104,6 +117,7 @@ std::string to_line(const RecordedLaunch& r);
 std::string to_line(const RecordedKernelTime& r);
 std::string to_line(const RecordedWatchdog& r);
 std::string to_line(const RecordedCounters& r);
+std::string to_line(const RecordedTally& r);
 std::string end_line(std::int64_t pid);
 std::string to_line(std::int64_t pid, const TraceRecord& r);
 std::string to_line(std::int64_t pid, const TraceCounts& counts);
@@ -113,8 +127,9 @@ void read_records(std::istream& in, RecordSet& into);
 // Adds one line's record (without its newline); a line that is not a record is counted.
 void read_record_line(const std::string& line, RecordSet& into);
 
-// The most gpulab reads of one process's record file: far above what the injection writes (its
-// records of a launch are written only for the launches it profiles, docs/profile.md), low
+// The most gpulab reads of one process's record file: far above what the injection writes (a
+// launch is recorded one by one only when it is profiled or among its function's first
+// kFullRecordsPerFunction, reports/launch_tally.hpp; docs/profile.md gives the bound), low
 // enough that a runaway file cannot take the machine's memory. Past it, the rest is not read and
 // the report says so.
 inline constexpr std::size_t kMaxRecordFileBytes = std::size_t{256} << 20;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "reports/kernel_name.hpp"
+#include "reports/launch_tally.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/report.hpp"
 #include "reports/statistics.hpp"
@@ -44,6 +45,8 @@ struct Function {
   std::vector<const RecordedLaunch*> launches;
   std::vector<double> durations;
   double total = 0;
+  std::int64_t counted = 0;        // launches tallied, not recorded one by one
+  std::int64_t counted_timed = 0;  // their durations, in `total`
 };
 
 Kernel kernel_of(const RecordedLaunch& launch, const RecordedKernelTime* activity,
@@ -99,8 +102,8 @@ Variant function_variant(const Function& f, const ActivityByLaunch& activities,
   v.timing = summarize(f.durations, 0, false);
   v.timing.repeat = static_cast<int>(f.durations.size());
   FunctionTotals& t = v.totals.emplace();
-  t.launches = static_cast<std::int64_t>(f.launches.size());
-  t.timed_launches = static_cast<std::int64_t>(f.durations.size());
+  t.launches = static_cast<std::int64_t>(f.launches.size()) + f.counted;
+  t.timed_launches = static_cast<std::int64_t>(f.durations.size()) + f.counted_timed;
   t.total_seconds = f.total;
   t.share_of_gpu_time = program_seconds > 0 ? f.total / program_seconds : 0;
   v.counters.metric_set = metric_set;
@@ -133,6 +136,8 @@ ProcessInfo process_info(const RecordedProcess& p, const RecordSet& records) {
   info.parent_pid = p.parent_pid;
   info.launches = std::count_if(records.launches.begin(), records.launches.end(),
                                 [&](const RecordedLaunch& l) { return l.pid == p.pid; });
+  for (const auto& [key, tally] : records.tallies)
+    if (key.first == p.pid) info.launches += tally.launches;
   info.complete =
       std::find(records.ended.begin(), records.ended.end(), p.pid) != records.ended.end();
   for (const auto& w : records.watchdogs)
@@ -154,16 +159,29 @@ ProcessInfo process_info(const RecordedProcess& p, const RecordSet& records) {
 }
 
 void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t untimed) {
-  std::int64_t unmatched = 0, skipped = 0, past_count = 0;
+  std::int64_t unmatched = 0, unprofiled = 0, counted = 0;
   std::set<std::string> unmatched_functions;
   for (const auto& l : records.launches) {
     if (!l.matched) {
       ++unmatched;
       unmatched_functions.insert(l.mangled_name);
     } else if (!l.profiled) {
-      (program.launch_skip > 0 && skipped < program.launch_skip ? skipped : past_count) += 1;
+      ++unprofiled;
     }
   }
+  for (const auto& [key, tally] : records.tallies) {
+    counted += tally.launches;
+    if (tally.matched) {
+      unprofiled += tally.launches;
+    } else if (tally.launches > 0) {
+      unmatched += tally.launches;
+      unmatched_functions.insert(tally.mangled_name);
+    }
+  }
+  // The skipped launches are the first matching ones; every later unprofiled one is past the
+  // count.
+  const std::int64_t skipped = std::min(program.launch_skip, unprofiled);
+  const std::int64_t past_count = unprofiled - skipped;
   auto& out = program.left_out;
   if (unmatched > 0)
     out.push_back(
@@ -175,11 +193,20 @@ void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t 
         fmt::format("the first {} matching launches were skipped (--launch-skip): "
                     "timed, not profiled",
                     skipped));
-  if (past_count > 0)
+  if (past_count > 0 && program.replay == "none")
+    out.push_back(
+        fmt::format("{} matching launches were timed, not profiled (--replay none)", past_count));
+  else if (past_count > 0)
     out.push_back(
         fmt::format("{} matching launches after the first {} profiled were timed, not "
                     "profiled (--launch-count)",
                     past_count, program.launch_count));
+  if (counted > 0)
+    out.push_back(
+        fmt::format("{} launches past each function's first {} were counted, not recorded one by "
+                    "one: their durations are in the functions' totals, not in their timing "
+                    "statistics",
+                    counted, kFullRecordsPerFunction));
   if (untimed > 0)
     out.push_back(
         fmt::format("{} launches have no duration: their activity records were not "
@@ -252,6 +279,16 @@ Report program_report(ProgramInfo program, const RecordSet& records,
     program.profiled_launches += l->profiled && missing_counters(*l).empty() ? 1 : 0;
   }
   program.launches = static_cast<std::int64_t>(launches.size());
+  for (const auto& [key, tally] : records.tallies) {
+    auto [it, added] = by_name.try_emplace(tally.mangled_name, functions.size());
+    if (added) functions.push_back({tally.mangled_name, {}, {}, 0});
+    Function& f = functions[it->second];
+    f.counted += tally.launches;
+    f.counted_timed += tally.timed_launches;
+    f.total += tally.total_seconds;
+    untimed += std::max<std::int64_t>(tally.launches - tally.timed_launches, 0);
+    program.launches += tally.launches;
+  }
   for (const auto& f : functions) program.kernel_seconds += f.total;
 
   // Heaviest first: where the program's kernel time goes is the first thing to read.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,11 +16,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "reports/launch_tally.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/shell_command.hpp"
@@ -215,6 +218,81 @@ TEST(ProfileProcess, RecordFolderEntriesThatAreNotPlainFilesAreNotRead) {
   for (const auto& line : r.program->left_out) left_out += line + "\n";
   EXPECT_NE(left_out.find("fifo.jsonl: not a plain file"), std::string::npos) << left_out;
   EXPECT_NE(left_out.find("link.jsonl: not a plain file"), std::string::npos) << left_out;
+  EXPECT_EQ(record_folders(folder), 0);
+}
+
+std::string text_of(const std::string& path) {
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+// Runs `command` with /bin/sh and waits for it: its exit status, and in `peak_kib` the most memory
+// it or any process it waited for held (wait4's ru_maxrss covers the waited-for descendants).
+int run_measured(const std::string& command, long& peak_kib) {
+  pid_t pid = 0;
+  const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+  if (::posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0)
+    return -1;
+  int status = 0;
+  rusage usage{};
+  if (::wait4(pid, &status, 0, &usage) != pid) return -1;
+  peak_kib = usage.ru_maxrss;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// A program of 1.5 million launches of three functions leaves each function's first 256 launches
+// recorded and the rest tallied (reports/launch_tally.hpp): its records and gpulab's memory stay
+// bounded, and the report still counts and times every launch.
+TEST(ProfileProcess, AMillionLaunchesLeaveBoundedRecordsAndMemory) {
+  TempFolder folder;
+  const std::string json = folder / "report.json";
+  const std::string bytes = folder / "record-bytes";
+  long peak_kib = 0;
+  const int code =
+      run_measured(gpulab_in(folder) + " profile --replay none --json " + json + " -- " + kStandIn +
+                       " --launches 1500000 --functions 3 --record-bytes " + bytes + " >" +
+                       folder / "out.txt" + " 2>&1",
+                   peak_kib);
+  ASSERT_EQ(code, 0) << text_of(folder / "out.txt");
+  // docs/profile.md's bound: 1 KiB per launch recorded in full, 256 B per tally line.
+  const long record_bytes = std::stol(text_of(bytes));
+  constexpr long kTallyWrites = 1'500'000 / report::kTallyEvery + 2;
+  EXPECT_LT(record_bytes, 3 * report::kFullRecordsPerFunction * 1024 + kTallyWrites * 3 * 256);
+  std::cout << "1.5 million launches: " << record_bytes << " bytes of records, peak " << peak_kib
+            << " KiB\n";
+  // AddressSanitizer's shadow and quarantine make the figure its own, not gpulab's.
+  if (!kSanitized) EXPECT_LT(peak_kib, 200 * 1024) << "KiB at the peak";
+
+  const report::Report r = report::load_report(json);
+  ASSERT_EQ(r.variants.size(), 3u);
+  for (const auto& v : r.variants) {
+    EXPECT_EQ(v.totals->launches, 500'000) << v.name;
+    EXPECT_EQ(v.totals->timed_launches, 500'000) << v.name;
+    EXPECT_NEAR(v.totals->total_seconds, 0.5, 1e-6) << v.name;
+    EXPECT_EQ(v.timing.samples.size(), static_cast<std::size_t>(report::kFullRecordsPerFunction))
+        << v.name;
+  }
+  EXPECT_EQ(r.program->launches, 1'500'000);
+  EXPECT_EQ(r.program->processes.at(0).launches, 1'500'000);
+  std::string left_out;
+  for (const auto& line : r.program->left_out) left_out += line + "\n";
+  EXPECT_NE(left_out.find("1499232 launches past each function's first 256 were counted"),
+            std::string::npos)
+      << left_out;
+  EXPECT_EQ(left_out.find("have no duration"), std::string::npos) << left_out;
   EXPECT_EQ(record_folders(folder), 0);
 }
 

@@ -9,6 +9,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/diagnosis/occupancy_limit.hpp"
+#include "reports/launch_tally.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
@@ -268,6 +269,82 @@ TEST(ProgramReport, FunctionsHeaviestFirstWithTheirShareOfKernelTime) {
   ASSERT_EQ(r.program->left_out.size(), 1u) << "launches past --launch-count";
   EXPECT_NE(r.program->left_out[0].find("2 matching launches after the first 2"), std::string::npos)
       << r.program->left_out[0];
+}
+
+// Each function's first launches and every profiled one are recorded in full; the rest are counted
+// and their durations, joined by name, folded into the function's tally.
+TEST(LaunchTally, RecordsEachFunctionsFirstLaunchesAndTalliesTheRest) {
+  LaunchTally tally;
+  std::uint32_t corr = 0;
+  for (std::int64_t i = 0; i < kFullRecordsPerFunction; ++i)
+    EXPECT_TRUE(tally.record_in_full(kSaxpy, true, false, ++corr));
+  EXPECT_TRUE(tally.record_in_full(kScale, false, false, ++corr)) << "another function's first";
+  EXPECT_FALSE(tally.record_in_full(kSaxpy, true, false, ++corr));
+  const std::uint32_t counted = corr;
+  EXPECT_TRUE(tally.record_in_full(kSaxpy, true, true, ++corr)) << "a profiled launch";
+  EXPECT_TRUE(tally.kernel_time(1, kSaxpy, 1e-6)) << "its launch was recorded";
+  EXPECT_TRUE(tally.kernel_time(1, kSaxpy, 1e-6)) << "a second record of a recorded launch";
+  EXPECT_FALSE(tally.kernel_time(counted, kSaxpy, 2e-6));
+  EXPECT_FALSE(tally.due());
+
+  std::istringstream in(tally.take_lines(100));
+  RecordSet back;
+  read_records(in, back);
+  ASSERT_EQ(back.tallies.size(), 1u) << "only the function that was counted";
+  const RecordedTally& t = back.tallies.begin()->second;
+  EXPECT_EQ(t.pid, 100);
+  EXPECT_EQ(t.mangled_name, kSaxpy);
+  EXPECT_TRUE(t.matched);
+  EXPECT_EQ(t.launches, 1);
+  EXPECT_EQ(t.timed_launches, 1);
+  EXPECT_DOUBLE_EQ(t.total_seconds, 2e-6);
+  EXPECT_EQ(tally.take_lines(100), "") << "nothing counted since";
+
+  for (std::int64_t i = 0; i < kTallyEvery; ++i) tally.record_in_full(kSaxpy, true, false, ++corr);
+  EXPECT_TRUE(tally.due());
+  tally.reset();
+  EXPECT_TRUE(tally.record_in_full(kSaxpy, true, false, ++corr)) << "a forked child starts over";
+}
+
+// Tallies are cumulative: the latest line of a (pid, function) holds it all, a line that counts
+// less is an older one, and a negative count is not a record.
+TEST(ProfileRecords, TheLatestTallyOfAFunctionHoldsItAll) {
+  RecordSet back;
+  read_record_line(to_line(RecordedTally{100, kSaxpy, true, 65536, 65000, 0.5}), back);
+  read_record_line(to_line(RecordedTally{100, kSaxpy, true, 70000, 69000, 0.6}), back);
+  read_record_line(to_line(RecordedTally{100, kSaxpy, true, 10, 10, 0.1}), back);
+  read_record_line(to_line(RecordedTally{101, kSaxpy, true, 5, 5, 0.1}), back);
+  read_record_line(R"({"record":"tally","pid":100,"name":"k","launches":-3})", back);
+  ASSERT_EQ(back.tallies.size(), 2u);
+  EXPECT_EQ(back.tallies.at({100, kSaxpy}).launches, 70000);
+  EXPECT_DOUBLE_EQ(back.tallies.at({100, kSaxpy}).total_seconds, 0.6);
+  EXPECT_EQ(back.unreadable_lines, 1);
+}
+
+// Tallied launches count in the function's, the process's and the program's launches and kernel
+// time, but not in the timing statistics, and the report says so.
+TEST(ProgramReport, TalliedLaunchesCountInTheTotalsAndAreSaid) {
+  RecordSet records = two_functions();
+  records.tallies[{100, kSaxpy}] = RecordedTally{100, kSaxpy, true, 1000, 999, 0.010};
+  records.tallies[{100, "_Z5otherv"}] = RecordedTally{100, "_Z5otherv", false, 7, 7, 0.001};
+  const Report r = program_report(program(), records, "basic");
+  const Variant& saxpy = r.variants.at(0);
+  EXPECT_EQ(saxpy.name, "saxpy");
+  EXPECT_EQ(saxpy.totals->launches, 1003);
+  EXPECT_EQ(saxpy.totals->timed_launches, 1002);
+  EXPECT_NEAR(saxpy.totals->total_seconds, 0.010 + 40e-6, 1e-12);
+  EXPECT_EQ(saxpy.timing.samples.size(), 3u) << "the recorded launches' durations only";
+  EXPECT_EQ(r.program->launches, 4 + 1000 + 7);
+  EXPECT_EQ(r.program->processes.at(0).launches, 4 + 1000 + 7);
+  const std::string left_out = ::testing::PrintToString(r.program->left_out);
+  EXPECT_NE(left_out.find("1007 launches past each function's first 256 were counted"),
+            std::string::npos)
+      << left_out;
+  EXPECT_NE(left_out.find("7 launches of 1 functions did not match"), std::string::npos)
+      << left_out;
+  EXPECT_NE(left_out.find("1002 matching launches after the first 2"), std::string::npos)
+      << left_out;
+  EXPECT_NE(left_out.find("1 launches have no duration"), std::string::npos) << left_out;
 }
 
 TEST(ProgramReport, AnAbruptEndIsSaidPerProcessAndUntimedLaunchesCounted) {
