@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
+#include "app/metric_choice.hpp"
 #include "app/option_checks.hpp"
 #include "app/outputs.hpp"
 #include "app/program_launcher.hpp"
@@ -75,6 +76,10 @@ std::int64_t parse_launch_count(const std::string& text) {
   return n;
 }
 
+CounterUse counter_use(const ProfileOptions& o) {
+  return {o.trace, o.replay != "none", o.diagnose};
+}
+
 report::InjectionConfig injection_config(const ProfileOptions& o, const std::string& dir) {
   report::InjectionConfig c;
   c.mode = o.trace ? "trace" : "counters";
@@ -82,10 +87,7 @@ report::InjectionConfig injection_config(const ProfileOptions& o, const std::str
   c.launch_skip = o.launch_skip;
   c.launch_count = parse_launch_count(o.launch_count);
   c.replay = o.replay;
-  if (!o.trace && o.replay != "none") {
-    c.metrics = report::metrics::resolve(
-        "--metrics", o.metrics.empty() ? (o.diagnose ? "full" : "basic") : o.metrics);
-  }
+  c.metrics = report::metrics::resolve("--metrics", metric_set_for(o.metrics, counter_use(o)));
   c.watchdog_seconds = o.kernel_timeout;
   c.output_dir = dir;
   return c;
@@ -118,9 +120,8 @@ void check_options(const ProfileOptions& o) {
 }
 
 std::string metric_set_name(const ProfileOptions& o) {
-  if (o.trace || o.replay == "none") return "none";
-  if (o.metrics.empty()) return o.diagnose ? "full" : "basic";
-  return report::metrics::is_set_name(o.metrics) ? o.metrics : "custom";
+  const std::string set = metric_set_for(o.metrics, counter_use(o));
+  return report::metrics::is_set_name(set) ? set : "custom";
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                   "lab's own)")
       ->check(integer_in(0, 10000));
   cmd->add_flag("--cold", s.cold, "Flush L2 before every timed launch");
-  s.metrics.clear();  // decided in execute_lab and run_lab
+  s.metrics.clear();  // unset: decided by app/metric_choice.hpp
   cmd->add_option("--metrics,-m", s.metrics,
                   "Counters: basic, stalls, full, none, or a comma-separated list of metric "
                   "names (default: basic; full when diagnosing; none for traced labs)");
@@ -138,10 +138,7 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
     options.settings.params[name] = value;
   }
   const auto thresholds = parse_thresholds(options.thresholds);
-  // The diagnosis reads stalls, atomics and the instrumented byte counts of the full set; a
-  // traced lab is diagnosed from its trace and collects counters only when asked.
-  if (options.settings.metrics.empty() && options.diagnose && !lab.spec().traced)
-    options.settings.metrics = "full";
+  options.settings.diagnosed = options.diagnose;  // the counters it needs: app/metric_choice.hpp
   if (!options.json_path.empty()) check_output(options.json_path);
   if (options.settings.embed_source && !options.settings.source)
     throw UsageError("--embed-source copies the files --source collects lines of: add --source");

@@ -110,7 +110,7 @@ std::vector<report::Report> run_labs(const std::vector<const labs::Lab*>& select
   for (const auto* lab : selected) {
     const auto& spec = lab->spec();
     RunSettings settings;
-    if (!spec.traced) settings.metrics = "full";  // traced labs are diagnosed from their trace
+    settings.diagnosed = true;
     settings.repeat = repeat;
     settings.progress = io.progress;
     reports.push_back(run_lab(session, *lab, settings, {"gpulab", "selftest"}));

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "app/interrupt.hpp"
+#include "app/metric_choice.hpp"
 #include "app/source_collector.hpp"
 #include "app/source_files.hpp"
 #include "app/utc_time.hpp"
@@ -339,7 +340,7 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   const auto variants = labs::select_variants(spec, settings.variants);
   const auto params = labs::resolve_params(spec, settings.size, settings.params);
   RunSettings resolved = settings;
-  if (resolved.metrics.empty()) resolved.metrics = spec.traced ? "none" : "basic";
+  resolved.metrics = metric_set_for(settings.metrics, {spec.traced, true, settings.diagnosed});
   if (resolved.cache_control.empty()) resolved.cache_control = resolved.replay == "kernel" ? "none" : "all";
   if (resolved.replay == "kernel" && resolved.cache_control == "all")
     throw UsageError("--cache-control all needs --replay-mode variant: CUPTI's kernel replay "

@@ -20,7 +20,8 @@ struct RunSettings {
   std::optional<int> warmup;  // unset: the lab's default (LabSpec::default_warmup)
   std::optional<int> repeat;  // unset: the lab's default (LabSpec::default_repeat)
   bool cold = false;
-  std::string metrics;  // unset: basic, or none for traced labs (`run --diagnose`: full)
+  std::string metrics;     // unset: app/metric_choice.hpp decides
+  bool diagnosed = false;  // the report will be diagnosed (unset metrics: the full set)
   // "variant": gpulab replays the variant once per pass; "kernel": CUPTI replays each kernel.
   std::string replay = "variant";
   // "all": flush L2 before every replay pass (variant replay only); "none": don't. Unset: "all"
