@@ -51,12 +51,9 @@ const CheckpointApi& api() {
 
 }  // namespace
 
-bool Checkpoint::save(CUcontext context, std::string& why_not) {
+void Checkpoint::save(CUcontext context) {
   free();
-  if (!api().missing.empty()) {
-    why_not = api().missing;
-    return false;
-  }
+  if (!api().missing.empty()) throw Error(ExitCode::internal, api().missing);
   handle_ = CUpti_Checkpoint{};
   handle_.structSize = CUpti_Checkpoint_STRUCT_SIZE;
   handle_.ctx = context;
@@ -64,24 +61,18 @@ bool Checkpoint::save(CUcontext context, std::string& why_not) {
   // last gigabyte of the device.
   handle_.reserveDeviceMB = 1024;
   if (const CUptiResult r = api().save(&handle_); r != CUPTI_SUCCESS) {
-    why_not = std::string("CUPTI could not save the device memory: ") + cupti::describe(r);
     handle_ = CUpti_Checkpoint{};
-    return false;
+    throw Error(ExitCode::internal,
+                std::string("CUPTI could not save the device memory: ") + cupti::describe(r));
   }
   saved_ = true;
-  return true;
 }
 
-bool Checkpoint::restore(std::string& why_not) {
-  if (!saved_) {
-    why_not = "no device memory was saved";
-    return false;
-  }
-  if (const CUptiResult r = api().restore(&handle_); r != CUPTI_SUCCESS) {
-    why_not = std::string("CUPTI could not restore the device memory: ") + cupti::describe(r);
-    return false;
-  }
-  return true;
+void Checkpoint::restore() {
+  if (!saved_) throw Error(ExitCode::internal, "no device memory was saved");
+  if (const CUptiResult r = api().restore(&handle_); r != CUPTI_SUCCESS)
+    throw Error(ExitCode::internal,
+                std::string("CUPTI could not restore the device memory: ") + cupti::describe(r));
 }
 
 void Checkpoint::free() noexcept {

@@ -2,7 +2,7 @@
 // device and pinned allocation of the context (in spare device memory, else in host memory) and
 // restores them. Batch replay saves the state before a batch of launches and the state after it:
 // each pass starts from the first, and the program goes on from the second, so that neither the
-// replays nor a restore can change what the program sees (inject/injection.cpp).
+// replays nor a restore can change what the program sees (inject/batch_replay.cpp).
 #pragma once
 
 #include <cuda.h>
@@ -19,9 +19,10 @@ class Checkpoint {
   Checkpoint(const Checkpoint&) = delete;
   Checkpoint& operator=(const Checkpoint&) = delete;
 
-  // Saves `context`'s memory now (after the work already queued in it); false with `why_not`.
-  bool save(CUcontext context, std::string& why_not);
-  bool restore(std::string& why_not);
+  // Saves `context`'s memory now (after the work already queued in it). Both throw Error with
+  // what CUPTI said.
+  void save(CUcontext context);
+  void restore();
   void free() noexcept;  // gives the memory back; save() may follow
   // Drops the handle without asking CUPTI (in a forked child, where the parent's CUDA is gone).
   void forget() noexcept { saved_ = false; }

@@ -2,7 +2,7 @@
 // the shape, the stream, the launch attributes and the bytes of its arguments. Kernel arguments
 // are passed by value, so their bytes are all a second launch needs; what they point to is device
 // memory, which the caller restores (inject/checkpoint.hpp) before issuing the copy. Batch replay
-// (inject/injection.cpp) issues each copied launch of a batch once per counter pass.
+// (inject/batch_replay.cpp) issues each copied launch of a batch once per counter pass.
 #pragma once
 
 #include <cuda.h>

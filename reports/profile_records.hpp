@@ -48,7 +48,7 @@ struct RecordedLaunch {
 };
 
 // The counters of a profiled launch, written once its batch is read: kernel replay profiles a
-// run of consecutive launches in one session (inject/injection.cpp), so a launch's record comes
+// run of consecutive launches in one session (inject/kernel_replay.cpp), so a launch's record comes
 // first, when it returns, and its counters later. The reader fills them into that launch.
 struct RecordedCounters {
   std::int64_t pid = 0;
