@@ -7,25 +7,21 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
-#include "app/metric_choice.hpp"
 #include "app/option_checks.hpp"
 #include "app/outputs.hpp"
+#include "app/profile_plan.hpp"
 #include "app/program_launcher.hpp"
 #include "app/record_folder.hpp"
 #include "app/session.hpp"
 #include "app/utc_time.hpp"
 #include "app/version.hpp"
 #include "reports/base/errors.hpp"
-#include "reports/base/output_file.hpp"
-#include "reports/base/user_input.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis/occupancy_limit.hpp"
-#include "reports/metric_catalogue.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
 #include "reports/render/escape.hpp"
@@ -66,62 +62,6 @@ std::string injection_library() {
               fmt::format("the injection library {} is missing (looked beside {} and in {}): "
                           "reinstall gpulab, or set GPULAB_INJECTION_LIBRARY",
                           kInjectionFile, dir, dir + "/" + kInstalledInjectionDir));
-}
-
-std::int64_t parse_launch_count(const std::string& text) {
-  if (text == "all") return 0;
-  const std::int64_t n = parse_integer("--launch-count", text);
-  if (n < 1)
-    throw UsageError(fmt::format("--launch-count {} is not a count (1 or more, or all)", text));
-  return n;
-}
-
-CounterUse counter_use(const ProfileOptions& o) {
-  return {o.trace, o.replay != "none", o.diagnose};
-}
-
-report::InjectionConfig injection_config(const ProfileOptions& o, const std::string& dir) {
-  report::InjectionConfig c;
-  c.mode = o.trace ? "trace" : "counters";
-  c.kernel_filter = o.kernel;
-  c.launch_skip = o.launch_skip;
-  c.launch_count = parse_launch_count(o.launch_count);
-  c.replay = o.replay;
-  c.metrics = report::metrics::resolve("--metrics", metric_set_for(o.metrics, counter_use(o)));
-  c.watchdog_seconds = o.kernel_timeout;
-  c.output_dir = dir;
-  return c;
-}
-
-void check_options(const ProfileOptions& o) {
-  if (o.command.empty())
-    throw UsageError("profile needs a program: gpulab profile [OPTIONS] -- APP [ARGS...]");
-  if (!o.kernel.empty()) {
-    try {
-      std::regex check(o.kernel, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw UsageError(
-          fmt::format("--kernel '{}' is not a regular expression: {}", o.kernel, e.what()));
-    }
-  }
-  if (o.trace && !o.metrics.empty())
-    throw UsageError("--trace and --metrics: a traced run collects no counters (profile twice)");
-  if (o.replay == "none" && !o.metrics.empty())
-    throw UsageError("--replay none collects no counters: drop --metrics");
-  // The values read again where the injection's settings are made, checked here so that a bad
-  // one is refused before anything (the record folder) is made.
-  parse_launch_count(o.launch_count);
-  if (!o.metrics.empty()) report::metrics::resolve("--metrics", o.metrics);
-  if (!o.diagnose && !o.thresholds.empty())
-    throw UsageError("--threshold shapes a diagnosis: add --diagnose");
-  if (!o.diagnose && o.all_findings)
-    throw UsageError("--all-findings shapes a diagnosis: add --diagnose");
-  if (!o.json_path.empty()) check_output(o.json_path);
-}
-
-std::string metric_set_name(const ProfileOptions& o) {
-  const std::string set = metric_set_for(o.metrics, counter_use(o));
-  return report::metrics::is_set_name(set) ? set : "custom";
 }
 
 }  // namespace
@@ -197,10 +137,10 @@ std::vector<std::string> split_off_program(std::vector<std::string>& args,
 
 int run_profile(const ProfileOptions& options, Session& session, Io& io,
                 const std::vector<std::string>& argv) {
-  check_options(options);
+  const ProfilePlan plan = plan_profile(options);
   const auto thresholds = parse_thresholds(options.thresholds);
   RecordFolder folder;
-  const report::InjectionConfig config = injection_config(options, folder.path());
+  const report::InjectionConfig config = injection_config(plan, options, folder.path());
   const ProgramEnd end = run_program(
       options.command, {{"CUDA_INJECTION64_PATH", injection_library()},
                         {report::kInjectionConfigVariable, report::to_json_text(config)}});
@@ -211,7 +151,7 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   if (end.signal) program.signal = signal_name(end.signal);
   program.ended = end.describe();
   program.wall_seconds = end.wall_seconds;
-  program.replay = options.trace ? "none" : options.replay;
+  program.replay = report::to_string(plan.replay);
   program.kernel_filter = options.kernel;
   program.launch_skip = config.launch_skip;
   program.launch_count = config.launch_count;
@@ -222,7 +162,7 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
     records = folder.read();
     folder.remove();
   }
-  report::Report report = report::program_report(program, records, metric_set_name(options));
+  report::Report report = report::program_report(program, records, plan.metric_set);
 
   report.tool.version = kVersion;
   report.tool.git_sha = kGitSha;

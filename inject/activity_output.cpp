@@ -33,9 +33,9 @@ void Injection::on_activities(cupti::Collected&& got) {
       lines += report::to_line(report::RecordedKernelTime{
           pid, t.correlation_id, t.start, t.end, t.activity.stream, t.registers_per_thread,
           t.static_shared_bytes, t.local_bytes_per_thread});
-    if (config_.mode == "trace") lines += report::to_line(pid, t);
+    if (tracing()) lines += report::to_line(pid, t);
   }
-  if (config_.mode == "trace") lines += report::to_line(pid, got.counts);
+  if (tracing()) lines += report::to_line(pid, got.counts);
   if (!lines.empty()) file_.write(lines);
   write_tally_when_due();
 }

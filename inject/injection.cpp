@@ -78,7 +78,7 @@ void Injection::start() {
     cupti::deliver_activities_to([this](cupti::Collected&& got) { on_activities(std::move(got)); });
     kinds_.emplace();
     kinds_->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (config_.mode == "trace") {
+    if (tracing()) {
       kinds_->enable(CUPTI_ACTIVITY_KIND_MEMCPY);
       kinds_->enable(CUPTI_ACTIVITY_KIND_MEMSET);
       // Inside cuInit, before any context, CUPTI 13.0 refuses the unified-memory records with

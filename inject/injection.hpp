@@ -118,7 +118,7 @@ class Injection {
     report::RecordedProcess p;
     p.pid = ::getpid();
     p.parent_pid = ::getppid();
-    p.mode = config_.mode;
+    p.mode = report::to_string(config_.mode);
     p.cupti_version = cupti::api_version();
     p.refused = refused_;
     return report::to_line(p);
@@ -136,10 +136,10 @@ class Injection {
   void copy_launch(CUpti_CallbackId id, const CUpti_CallbackData& info);
   void batch_launch_exit(int returned);
   std::vector<cupti::RangeValues> replay_batch(Session& s);
-  bool batching() const { return config_.mode == "counters" && config_.replay == "batch"; }
-  bool replaying() const {
-    return config_.mode == "counters" && (config_.replay == "kernel" || batching());
-  }
+  bool counting() const { return config_.mode == report::InjectionMode::counters; }
+  bool tracing() const { return config_.mode == report::InjectionMode::trace; }
+  bool batching() const { return counting() && config_.replay == report::ReplayMode::batch; }
+  bool replaying() const { return counting() && config_.replay != report::ReplayMode::none; }
   void read_attributes(CUfunction function, RecordedLaunch& r) const;
   void unified_memory_records_late();
   bool wanted(const RecordedLaunch& r);

@@ -267,12 +267,40 @@ void read_records(std::istream& in, RecordSet& into) {
   for (std::string line; std::getline(in, line);) read_record_line(line, into);
 }
 
+const char* to_string(InjectionMode mode) {
+  return mode == InjectionMode::trace ? "trace" : "counters";
+}
+
+const char* to_string(ReplayMode mode) {
+  switch (mode) {
+    case ReplayMode::batch:
+      return "batch";
+    case ReplayMode::none:
+      return "none";
+    case ReplayMode::kernel:
+      break;
+  }
+  return "kernel";
+}
+
+std::optional<InjectionMode> injection_mode_from_string(const std::string& text) {
+  for (auto mode : {InjectionMode::counters, InjectionMode::trace})
+    if (text == to_string(mode)) return mode;
+  return std::nullopt;
+}
+
+std::optional<ReplayMode> replay_mode_from_string(const std::string& text) {
+  for (auto mode : {ReplayMode::kernel, ReplayMode::batch, ReplayMode::none})
+    if (text == to_string(mode)) return mode;
+  return std::nullopt;
+}
+
 std::string to_json_text(const InjectionConfig& c) {
-  return json{{"mode", c.mode},
+  return json{{"mode", to_string(c.mode)},
               {"kernel_filter", c.kernel_filter},
               {"launch_skip", c.launch_skip},
               {"launch_count", c.launch_count},
-              {"replay", c.replay},
+              {"replay", to_string(c.replay)},
               {"metrics", c.metrics},
               {"watchdog_seconds", c.watchdog_seconds},
               {"output_dir", c.output_dir}}
@@ -289,15 +317,15 @@ InjectionConfig injection_config_from_json(const std::string& text) {
   }
   const Reader r(doc, kInjectionConfigVariable);
   InjectionConfig c;
-  c.mode = r.str_or("mode", c.mode);
-  if (c.mode != "counters" && c.mode != "trace")
-    Reader::fail(r.where() + ".mode", "expected counters or trace");
+  const auto mode = injection_mode_from_string(r.str_or("mode", to_string(c.mode)));
+  if (!mode) Reader::fail(r.where() + ".mode", "expected counters or trace");
+  c.mode = *mode;
   c.kernel_filter = r.str_or("kernel_filter", "");
   c.launch_skip = r.integer_or("launch_skip", 0);
   c.launch_count = r.integer_or("launch_count", 0);
-  c.replay = r.str_or("replay", c.replay);
-  if (c.replay != "kernel" && c.replay != "batch" && c.replay != "none")
-    Reader::fail(r.where() + ".replay", "expected kernel, batch or none");
+  const auto replay = replay_mode_from_string(r.str_or("replay", to_string(c.replay)));
+  if (!replay) Reader::fail(r.where() + ".replay", "expected kernel, batch or none");
+  c.replay = *replay;
   if (r.has("metrics"))
     r.each("metrics", [&](const Reader& m) { c.metrics.push_back(m.as_string()); });
   c.watchdog_seconds = r.num_or("watchdog_seconds", 0);

@@ -134,13 +134,24 @@ void read_record_line(const std::string& line, RecordSet& into);
 // the report says so.
 inline constexpr std::size_t kMaxRecordFileBytes = std::size_t{256} << 20;
 
+// What the injection records: counters of the profiled launches, or the whole timeline.
+enum class InjectionMode { counters, trace };
+// How a profiled program's launches are replayed for their counters (docs/profile.md).
+enum class ReplayMode { kernel, batch, none };
+
+// As the command line, the JSON and the reports spell them.
+const char* to_string(InjectionMode mode);
+const char* to_string(ReplayMode mode);
+std::optional<InjectionMode> injection_mode_from_string(const std::string& text);
+std::optional<ReplayMode> replay_mode_from_string(const std::string& text);
+
 // The parent's options, passed to the injection library in the environment as one JSON object.
 struct InjectionConfig {
-  std::string mode = "counters";  // "counters" or "trace"
-  std::string kernel_filter;      // ECMAScript regular expression searched in the demangled name
+  InjectionMode mode = InjectionMode::counters;
+  std::string kernel_filter;  // ECMAScript regular expression searched in the demangled name
   std::int64_t launch_skip = 0;
   std::int64_t launch_count = 0;  // 0: no limit
-  std::string replay = "kernel";  // "kernel", "batch" or "none"
+  ReplayMode replay = ReplayMode::kernel;
   std::vector<std::string> metrics;
   double watchdog_seconds = 0;  // 0: none
   std::string output_dir;       // where each process writes <pid>.jsonl

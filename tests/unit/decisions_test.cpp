@@ -1,5 +1,6 @@
 // Defaults that several commands share are decided in one function each: the metric set a run
-// collects when --metrics names none (app/metric_choice.hpp).
+// collects when --metrics names none (app/metric_choice.hpp), and everything `gpulab profile`
+// does, from its options, in its plan (app/profile_plan.hpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +9,8 @@
 #include <string>
 
 #include "app/metric_choice.hpp"
+#include "app/profile_plan.hpp"
+#include "reports/base/errors.hpp"
 
 namespace gpulab::app {
 namespace {
@@ -47,6 +50,48 @@ TEST(MetricChoice, IsDecidedInOnePlace) {
             << entry.path().lexically_relative(root) << " names " << set;
     }
   }
+}
+
+ProfileOptions profile_of(const std::string& replay, bool trace, bool diagnose,
+                          const std::string& metrics = "") {
+  ProfileOptions o;
+  o.command = {"./app"};
+  o.replay = replay;
+  o.trace = trace;
+  o.diagnose = diagnose;
+  o.metrics = metrics;
+  return o;
+}
+
+TEST(ProfilePlan, TheReplayAndTheCountersAreDecidedOnce) {
+  using report::InjectionMode;
+  using report::ReplayMode;
+  const ProfilePlan plain = plan_profile(profile_of("batch", false, false));
+  EXPECT_EQ(plain.mode, InjectionMode::counters);
+  EXPECT_EQ(plain.replay, ReplayMode::batch);
+  EXPECT_EQ(plain.metric_set, "basic");
+  EXPECT_FALSE(plain.metrics.empty());
+  EXPECT_EQ(plain.launch_count, 100);
+
+  const ProfilePlan traced = plan_profile(profile_of("kernel", true, true));
+  EXPECT_EQ(traced.mode, InjectionMode::trace);
+  EXPECT_EQ(traced.replay, ReplayMode::none) << "a traced run replays nothing";
+  EXPECT_EQ(traced.metric_set, "none");
+  EXPECT_TRUE(traced.metrics.empty());
+
+  const ProfilePlan untimed = plan_profile(profile_of("none", false, true));
+  EXPECT_EQ(untimed.replay, ReplayMode::none);
+  EXPECT_EQ(untimed.metric_set, "none");
+  EXPECT_EQ(plan_profile(profile_of("kernel", false, true)).metric_set, "full");
+  EXPECT_EQ(plan_profile(profile_of("kernel", false, false, "dram__bytes_read.sum")).metric_set,
+            "custom");
+
+  const report::InjectionConfig config =
+      injection_config(untimed, profile_of("none", false, true), "records");
+  EXPECT_EQ(config.replay, ReplayMode::none);
+  EXPECT_EQ(config.output_dir, "records");
+  EXPECT_THROW(plan_profile(profile_of("user", false, false)), UsageError);
+  EXPECT_THROW(plan_profile(profile_of("none", false, false, "full")), UsageError);
 }
 
 }  // namespace

@@ -193,11 +193,11 @@ TEST(ProfileRecords, InjectionConfigRoundTripsAndNamesABadField) {
   c.launch_skip = 5;
   c.launch_count = 50;
   c.metrics = {"dram__bytes_read.sum"};
-  c.replay = "batch";
+  c.replay = ReplayMode::batch;
   c.watchdog_seconds = 30;
   c.output_dir = "/tmp/x";
   const InjectionConfig back = injection_config_from_json(to_json_text(c));
-  EXPECT_EQ(back.replay, "batch");
+  EXPECT_EQ(back.replay, ReplayMode::batch);
   EXPECT_EQ(back.kernel_filter, c.kernel_filter);
   EXPECT_EQ(back.launch_skip, 5);
   EXPECT_EQ(back.launch_count, 50);

@@ -1,0 +1,82 @@
+#include "app/profile_plan.hpp"
+
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "app/metric_choice.hpp"
+#include "reports/base/errors.hpp"
+#include "reports/base/output_file.hpp"
+#include "reports/base/user_input.hpp"
+#include "reports/metric_catalogue.hpp"
+
+namespace gpulab::app {
+namespace {
+
+std::int64_t parse_launch_count(const std::string& text) {
+  if (text == "all") return 0;
+  const std::int64_t n = parse_integer("--launch-count", text);
+  if (n < 1)
+    throw UsageError(fmt::format("--launch-count {} is not a count (1 or more, or all)", text));
+  return n;
+}
+
+void check_kernel_filter(const std::string& filter) {
+  if (filter.empty()) return;
+  try {
+    std::regex check(filter, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw UsageError(
+        fmt::format("--kernel '{}' is not a regular expression: {}", filter, e.what()));
+  }
+}
+
+}  // namespace
+
+ProfilePlan plan_profile(const ProfileOptions& o) {
+  if (o.command.empty())
+    throw UsageError("profile needs a program: gpulab profile [OPTIONS] -- APP [ARGS...]");
+  check_kernel_filter(o.kernel);
+  const auto replay = report::replay_mode_from_string(o.replay);
+  if (!replay)
+    throw UsageError(fmt::format("--replay {}: expected kernel, batch or none", o.replay));
+  if (o.trace && !o.metrics.empty())
+    throw UsageError("--trace and --metrics: a traced run collects no counters (profile twice)");
+  if (*replay == report::ReplayMode::none && !o.metrics.empty())
+    throw UsageError("--replay none collects no counters: drop --metrics");
+  if (!o.diagnose && !o.thresholds.empty())
+    throw UsageError("--threshold shapes a diagnosis: add --diagnose");
+  if (!o.diagnose && o.all_findings)
+    throw UsageError("--all-findings shapes a diagnosis: add --diagnose");
+  if (!o.json_path.empty()) check_output(o.json_path);
+
+  ProfilePlan plan;
+  plan.mode = o.trace ? report::InjectionMode::trace : report::InjectionMode::counters;
+  // A traced run replays nothing, whatever --replay says.
+  plan.replay = o.trace ? report::ReplayMode::none : *replay;
+  CounterUse use;
+  use.traced = o.trace;
+  use.replayed = plan.replay != report::ReplayMode::none;
+  use.diagnosed = o.diagnose;
+  const std::string set = metric_set_for(o.metrics, use);
+  plan.metrics = report::metrics::resolve("--metrics", set);
+  plan.metric_set = report::metrics::is_set_name(set) ? set : "custom";
+  plan.launch_count = parse_launch_count(o.launch_count);
+  return plan;
+}
+
+report::InjectionConfig injection_config(const ProfilePlan& plan, const ProfileOptions& o,
+                                         const std::string& record_dir) {
+  report::InjectionConfig c;
+  c.mode = plan.mode;
+  c.kernel_filter = o.kernel;
+  c.launch_skip = o.launch_skip;
+  c.launch_count = plan.launch_count;
+  c.replay = plan.replay;
+  c.metrics = plan.metrics;
+  c.watchdog_seconds = o.kernel_timeout;
+  c.output_dir = record_dir;
+  return c;
+}
+
+}  // namespace gpulab::app
