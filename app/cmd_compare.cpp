@@ -52,7 +52,7 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
       ->type_name("FILE")
       ->required();
   cmd->add_option("--variants", options.variants, "Compare two variants of one report: A,B");
-  add_format_option(*cmd, options.format, kReportFormats);
+  add_format_option(*cmd, options.format);
   cmd->add_option("--fail-on-regression", options.fail_on_regression,
                   "Exit 5 when a variant is slower than the first report by more than PCT "
                   "percent, outside noise")
@@ -97,11 +97,11 @@ std::vector<report::Comparison> comparisons_of(const CompareOptions& options) {
   return comparisons;
 }
 
-void print_comparisons(const std::vector<report::Comparison>& comparisons,
-                       const std::string& format, Io& io) {
-  if (format == "json") {
+void print_comparisons(const std::vector<report::Comparison>& comparisons, OutputFormat format,
+                       Io& io) {
+  if (format == OutputFormat::json) {
     io.out << report::comparison_json(comparisons).dump(2) << "\n";
-  } else if (format == "csv") {
+  } else if (format == OutputFormat::csv) {
     io.out << report::comparison_csv(comparisons);
   } else {
     const auto style = text_style(format, io);

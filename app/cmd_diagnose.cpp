@@ -98,11 +98,10 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
   return save_outputs({{json_path, report_file(json_path, report)}}, io, exit_code_of(report));
 }
 
-void print_diagnosis(const report::Report& report, const std::string& format, Io& io,
-                     bool all_findings) {
-  if (format == "json") {
+void print_diagnosis(const report::Report& report, OutputFormat format, Io& io, bool all_findings) {
+  if (format == OutputFormat::json) {
     io.out << report::to_json(report).dump(2) << "\n";
-  } else if (format == "csv") {
+  } else if (format == OutputFormat::csv) {
     io.out << report::findings_csv(report);
   } else {
     io.out << report::render_diagnosis(report, text_style(format, io, all_findings));

@@ -67,7 +67,7 @@ int run_info(const InfoOptions& options, Session& session, Io& io) {
   auto json = report::to_json(device);
   if (unsupported) json["unsupported_metrics"] = *unsupported;
   Io text = text_io(io, {options.json_path});
-  if (options.format == "json") {
+  if (options.format == OutputFormat::json) {
     text.out << json.dump(2) << "\n";
   } else {
     text.out << info_text(device);

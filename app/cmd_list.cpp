@@ -261,7 +261,7 @@ CLI::App* add_list(CLI::App& root, ListOptions& options) {
   auto* cmd = root.add_subcommand("list", "List the labs with their parameters and variants");
   cmd->add_option("--json", options.json_path, "Also write the listing as JSON to FILE")
       ->type_name("FILE");
-  add_format_option(*cmd, options.format, kListFormats);
+  add_format_option(*cmd, options.format);
   auto* metrics =
       cmd->add_flag("--metrics", options.metrics, "List the metric catalogue instead of the labs");
   cmd->add_flag("--rules", options.rules,
@@ -290,16 +290,16 @@ Listing listing_of(const ListOptions& options) {
 }  // namespace
 
 int run_list(const ListOptions& options, Io& io) {
-  const std::string& format = options.format;
+  const OutputFormat format = options.format;
   const Listing listing = listing_of(options);
   const auto json = [&] { return listing.json().dump(2) + "\n"; };
   if (!options.json_path.empty()) check_output(options.json_path);
   Io text = text_io(io, {options.json_path});
-  if (format == "json") {
+  if (format == OutputFormat::json) {
     text.out << json();
-  } else if (format == "csv") {
+  } else if (format == OutputFormat::csv) {
     text.out << listing.csv();
-  } else if (format == "markdown") {
+  } else if (format == OutputFormat::markdown) {
     text.out << listing.markdown();
   } else {
     text.out << listing.text();

@@ -100,7 +100,7 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
                 "Show every finding of each kernel (default: the three ranked first)");
   cmd->add_option("--json", options.json_path, "Also write the report here ('-': stdout)")
       ->type_name("FILE");
-  cmd->add_option("--format,-f", options.format, "Output format")->check(one_of(kReportFormats));
+  add_format_option(*cmd, options.format);
   cmd->add_option("command", options.command,
                   "The program and its arguments: every word from the program on is the "
                   "program's, options included (`--` before it is optional)");

@@ -90,7 +90,7 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                   "Also write the report as JSON to FILE ('-': stdout; a file replaced "
                   "atomically, a device or FIFO written in place)")
       ->type_name("FILE");
-  add_format_option(*cmd, options.format, kReportFormats);
+  add_format_option(*cmd, options.format);
 }
 
 CLI::App* add_run(CLI::App& root, RunOptions& options) {
@@ -152,19 +152,19 @@ report::Report execute_lab(RunOptions& options, Session& session, Io& io,
   return report;
 }
 
-report::Style text_style(const std::string& format, const Io& io, bool all_findings) {
+report::Style text_style(OutputFormat format, const Io& io, bool all_findings) {
   report::Style style;
-  style.table = format == "markdown" ? report::TableStyle::markdown : report::TableStyle::text;
-  style.color = io.color && format == "text";
+  style.table =
+      format == OutputFormat::markdown ? report::TableStyle::markdown : report::TableStyle::text;
+  style.color = io.color && format == OutputFormat::text;
   if (all_findings) style.max_findings = 0;
   return style;
 }
 
-void print_report(const report::Report& report, const std::string& format, Io& io,
-                  bool all_findings) {
-  if (format == "json") {
+void print_report(const report::Report& report, OutputFormat format, Io& io, bool all_findings) {
+  if (format == OutputFormat::json) {
     io.out << report::to_json(report).dump(2) << "\n";
-  } else if (format == "csv") {
+  } else if (format == OutputFormat::csv) {
     io.out << report::report_csv(report);
   } else {
     const auto style = text_style(format, io, all_findings);
@@ -172,7 +172,7 @@ void print_report(const report::Report& report, const std::string& format, Io& i
     if (report::has_diagnosis(report)) io.out << "\n" << report::render_diagnosis(report, style);
   }
   // Structured output keeps stdout clean: warnings (also inside the report) go to stderr.
-  if (format == "json" || format == "csv")
+  if (format == OutputFormat::json || format == OutputFormat::csv)
     for (const auto& w : report.warnings)
       io.err << "gpulab: warning: " << report::terminal_safe(w) << "\n";
 }
@@ -243,11 +243,11 @@ int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vecto
         std::max(code, save_outputs({{one.json_path, report_file(one.json_path, reports.back())}},
                                     io, exit_code_of(reports.back())));
   }
-  if (options.format == "json") {
+  if (options.format == OutputFormat::json) {
     nlohmann::json array = nlohmann::json::array();
     for (const auto& r : reports) array.push_back(report::to_json(r));
     io.out << array.dump(2) << "\n";
-  } else if (options.format == "csv") {
+  } else if (options.format == OutputFormat::csv) {
     for (std::size_t i = 0; i < reports.size(); ++i) {
       const std::string csv = report::report_csv(reports[i]);
       io.out << (i == 0 ? csv : csv.substr(csv.find('\n') + 1));  // one header line

@@ -11,22 +11,21 @@
 
 #include "app/cli.hpp"
 #include "app/lab_runner.hpp"
+#include "app/output_format.hpp"
 #include "reports/diagnosis/compare.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/render/style.hpp"
 
 namespace gpulab::app {
 
-// The values of each --format, for the option's check and for completion alike.
-inline const std::vector<std::string> kListFormats = {"text", "json", "markdown", "csv"};
-inline const std::vector<std::string> kInfoFormats = {"text", "json"};
-inline const std::vector<std::string> kReportFormats = {"text", "json", "markdown", "csv"};
+// The values of info's --format (every other command prints every format).
+inline const std::vector<OutputFormat> kInfoFormats = {OutputFormat::text, OutputFormat::json};
 inline const std::vector<std::string> kReplayModes = {"variant", "kernel"};
 inline const std::vector<std::string> kCacheControls = {"all", "none"};
 
 struct ListOptions {
   std::string json_path;
-  std::string format = "text";
+  OutputFormat format = OutputFormat::text;
   bool metrics = false;  // list the metric catalogue instead of the labs
   bool rules = false;    // list the diagnosis rules and thresholds instead of the labs
 };
@@ -35,7 +34,7 @@ int run_list(const ListOptions& options, Io& io);
 
 struct InfoOptions {
   std::string json_path;
-  std::string format = "text";
+  OutputFormat format = OutputFormat::text;
   std::string check_metrics;  // a metric set or list to check for support on this device
 };
 CLI::App* add_info(CLI::App& root, InfoOptions& options);
@@ -53,7 +52,7 @@ struct RunOptions {
   bool all = false;
   std::string json_path;
   std::string json_dir;
-  std::string format = "text";
+  OutputFormat format = OutputFormat::text;
 };
 CLI::App* add_run(CLI::App& root, RunOptions& options);
 int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv);
@@ -63,9 +62,9 @@ int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std
 void add_lab_options(CLI::App* cmd, RunOptions& options);
 report::Report execute_lab(RunOptions& options, Session& session, Io& io,
                            const std::vector<std::string>& argv);
-void print_report(const report::Report& report, const std::string& format, Io& io,
+void print_report(const report::Report& report, OutputFormat format, Io& io,
                   bool all_findings = false);
-report::Style text_style(const std::string& format, const Io& io, bool all_findings = false);
+report::Style text_style(OutputFormat format, const Io& io, bool all_findings = false);
 int exit_code_of(const report::Report& report);
 report::Thresholds parse_thresholds(const std::vector<std::string>& assignments);
 // Diagnoses every kernel (those too small to, unless `asked`) and keeps, in each finding, only
@@ -90,7 +89,7 @@ CLI::App* add_diagnose(CLI::App& root, DiagnoseOptions& options);
 int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
                  const std::vector<std::string>& argv);
 // A diagnosed report as diagnose prints it in a --format.
-void print_diagnosis(const report::Report& report, const std::string& format, Io& io,
+void print_diagnosis(const report::Report& report, OutputFormat format, Io& io,
                      bool all_findings = false);
 
 struct CompleteOptions {
@@ -125,7 +124,7 @@ std::string estimates_calibration(const std::vector<report::Report>& reports);
 struct CompareOptions {
   std::vector<std::string> files;
   std::string variants;  // "A,B": two variants of one report
-  std::string format = "text";
+  OutputFormat format = OutputFormat::text;
   std::optional<double> fail_on_regression;  // percent
   std::string metrics;
   std::string json_path;
@@ -136,8 +135,8 @@ int run_compare(const CompareOptions& options, Io& io);
 // compare's two halves: the comparisons the options ask for (the reports read and diagnosed),
 // and printing them in a --format.
 std::vector<report::Comparison> comparisons_of(const CompareOptions& options);
-void print_comparisons(const std::vector<report::Comparison>& comparisons,
-                       const std::string& format, Io& io);
+void print_comparisons(const std::vector<report::Comparison>& comparisons, OutputFormat format,
+                       Io& io);
 
 struct ReportOptions {
   std::vector<std::string> files;
@@ -170,7 +169,7 @@ struct ProfileOptions {
   bool all_findings = false;
   std::vector<std::string> thresholds;
   std::string json_path;
-  std::string format = "text";
+  OutputFormat format = OutputFormat::text;
   std::vector<std::string> command;  // the program and its arguments
 };
 CLI::App* add_profile(CLI::App& root, ProfileOptions& options);

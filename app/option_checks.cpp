@@ -54,14 +54,20 @@ CLI::Validator one_of(const std::vector<std::string>& choices) {
       description, kOneOf);
 }
 
-CLI::Option* add_format_option(CLI::App& cmd, std::string& format,
-                               const std::vector<std::string>& choices) {
+CLI::Option* add_format_option(CLI::App& cmd, OutputFormat& format,
+                               const std::vector<OutputFormat>& formats) {
+  const std::vector<std::string> choices = format_names(formats);
   std::string spoken;  // "text, json or csv"
   for (std::size_t i = 0; i < choices.size(); ++i)
     spoken += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  return cmd.add_option("--format,-f", format, "Output on stdout: " + spoken)
+  // Checked as text first (one_of: the message, the completion), then read into the type.
+  return cmd
+      .add_option_function<std::string>(
+          "--format,-f",
+          [&format](const std::string& name) { format = *output_format_from_string(name); },
+          "Output on stdout: " + spoken)
       ->check(one_of(choices))
-      ->capture_default_str();
+      ->default_str(to_string(format));
 }
 
 std::vector<std::string> choices_of(CLI::Option& option) {

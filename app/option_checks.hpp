@@ -14,6 +14,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/output_format.hpp"
+
 namespace gpulab::app {
 
 // One of `choices`. Completion offers the same choices (choices_of), so it never offers a
@@ -22,8 +24,8 @@ CLI::Validator one_of(const std::vector<std::string>& choices);
 
 // --format,-f on `cmd`: what a command prints on stdout, one of `choices`; its --help names
 // them and shows the default.
-CLI::Option* add_format_option(CLI::App& cmd, std::string& format,
-                               const std::vector<std::string>& choices);
+CLI::Option* add_format_option(CLI::App& cmd, OutputFormat& format,
+                               const std::vector<OutputFormat>& choices = kEveryFormat);
 
 // The choices of an option checked with one_of; empty for other options.
 std::vector<std::string> choices_of(CLI::Option& option);

@@ -1,14 +1,17 @@
 // Defaults that several commands share are decided in one function each: the metric set a run
-// collects when --metrics names none (app/metric_choice.hpp), and everything `gpulab profile`
+// collects when --metrics names none (app/metric_choice.hpp), the output formats' names
+// (app/output_format.hpp), and everything `gpulab profile`
 // does, from its options, in its plan (app/profile_plan.hpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
 #include "app/metric_choice.hpp"
+#include "app/output_format.hpp"
 #include "app/profile_plan.hpp"
 #include "reports/base/errors.hpp"
 
@@ -37,19 +40,29 @@ TEST(MetricChoice, UnaskedTheSetFollowsWhatTheRunIsFor) {
             "dram__bytes_read.sum");
 }
 
-// No other file of app/ or inject/ names a metric set to fall back on.
-TEST(MetricChoice, IsDecidedInOnePlace) {
+// No file of app/ or inject/ but `owner` (its .hpp and .cpp) spells any of `words`.
+void expect_spelled_only_in(const std::string& owner, std::initializer_list<const char*> words) {
   const fs::path root = GPULAB_SOURCE_DIR;
   for (const char* folder : {"app", "inject"}) {
     for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
-      if (entry.path().filename().string().rfind("metric_choice.", 0) == 0) continue;
+      if (entry.path().stem() == owner) continue;
       std::ostringstream text;
       text << std::ifstream(entry.path()).rdbuf();
-      for (const char* set : {"\"basic\"", "\"full\"", "\"stalls\""})
-        EXPECT_EQ(text.str().find(set), std::string::npos)
-            << entry.path().lexically_relative(root) << " names " << set;
+      for (const char* word : words)
+        EXPECT_EQ(text.str().find(std::string("\"") + word + "\""), std::string::npos)
+            << entry.path().lexically_relative(root) << " spells \"" << word << "\"";
     }
   }
+}
+
+TEST(MetricChoice, IsDecidedInOnePlace) {
+  expect_spelled_only_in("metric_choice", {"basic", "full", "stalls"});
+}
+
+TEST(OutputFormat, IsSpelledInOnePlace) {
+  for (OutputFormat f : kEveryFormat) EXPECT_EQ(output_format_from_string(to_string(f)), f);
+  EXPECT_EQ(output_format_from_string("html"), std::nullopt) << "an HTML page is report -o's";
+  expect_spelled_only_in("output_format", {"text", "json", "markdown", "csv"});
 }
 
 ProfileOptions profile_of(const std::string& replay, bool trace, bool diagnose,

@@ -1,0 +1,31 @@
+#include "app/output_format.hpp"
+
+namespace gpulab::app {
+
+const char* to_string(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::json:
+      return "json";
+    case OutputFormat::markdown:
+      return "markdown";
+    case OutputFormat::csv:
+      return "csv";
+    case OutputFormat::text:
+      break;
+  }
+  return "text";
+}
+
+std::optional<OutputFormat> output_format_from_string(const std::string& text) {
+  for (OutputFormat f : kEveryFormat)
+    if (text == to_string(f)) return f;
+  return std::nullopt;
+}
+
+std::vector<std::string> format_names(const std::vector<OutputFormat>& formats) {
+  std::vector<std::string> names;
+  for (OutputFormat f : formats) names.push_back(to_string(f));
+  return names;
+}
+
+}  // namespace gpulab::app
