@@ -3,7 +3,8 @@
 // value its bounds allow, then 33, 257 and 1001 where the bounds allow them (odd sizes leave
 // partial blocks, tiles and vectors; 1001 stays cheap for the CPU reference of a matmul); the other
 // parameters keep their defaults. A variant the machine cannot run (NCCL on one GPU) is skipped by
-// the lab with its reason, which the test prints.
+// the lab with its reason, which the test prints. (Each lab's own tests are its *_gpu_test.cpp,
+// which LabContract checks.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
