@@ -87,9 +87,10 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
     diagnose_into(report, thresholds, kernels_named(options.kernel));
     report = report::select(report, variants, options.kernel, "'" + options.report_path + "'");
   } else {
-    run.json_path.clear();  // saved below, as selected
-    run.diagnose_kernel = options.kernel;
-    report = execute_lab(run, session, io, argv);
+    RunOptions lab_run = run;
+    lab_run.json_path.clear();  // saved below, as selected
+    lab_run.diagnose_kernel = options.kernel;
+    report = execute_lab(lab_run, session, io, argv);
     report = report::select(report, variants, options.kernel, "lab '" + run.lab + "'");
   }
   session.remember(report);

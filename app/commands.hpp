@@ -10,8 +10,10 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli.hpp"
+#include "app/lab_execution.hpp"
 #include "app/lab_runner.hpp"
 #include "app/output_format.hpp"
+#include "app/report_printing.hpp"
 #include "reports/diagnosis/compare.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/render/style.hpp"
@@ -20,8 +22,6 @@ namespace gpulab::app {
 
 // The values of info's --format (every other command prints every format).
 inline const std::vector<OutputFormat> kInfoFormats = {OutputFormat::text, OutputFormat::json};
-inline const std::vector<std::string> kReplayModes = {"variant", "kernel"};
-inline const std::vector<std::string> kCacheControls = {"all", "none"};
 
 struct ListOptions {
   std::string json_path;
@@ -40,44 +40,8 @@ struct InfoOptions {
 CLI::App* add_info(CLI::App& root, InfoOptions& options);
 int run_info(const InfoOptions& options, Session& session, Io& io);
 
-struct RunOptions {
-  const CLI::App* command = nullptr;  // the subcommand parsed: which options were given
-  std::string lab;
-  RunSettings settings;
-  std::vector<std::string> params;      // NAME=VALUE
-  std::vector<std::string> thresholds;  // NAME=VALUE
-  bool diagnose = false;
-  bool all_findings = false;    // show every finding, not the first three
-  std::string diagnose_kernel;  // diagnosed whatever its share of the time (diagnose --kernel)
-  bool all = false;
-  std::string json_path;
-  std::string json_dir;
-  OutputFormat format = OutputFormat::text;
-};
 CLI::App* add_run(CLI::App& root, RunOptions& options);
 int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv);
-
-// Shared by run and diagnose: the lab options, running a lab into a report (validated first;
-// written to --json when given), printing a report in a --format, and its exit code.
-void add_lab_options(CLI::App* cmd, RunOptions& options);
-report::Report execute_lab(RunOptions& options, Session& session, Io& io,
-                           const std::vector<std::string>& argv);
-void print_report(const report::Report& report, OutputFormat format, Io& io,
-                  bool all_findings = false);
-report::Style text_style(OutputFormat format, const Io& io, bool all_findings = false);
-int exit_code_of(const report::Report& report);
-report::Thresholds parse_thresholds(const std::vector<std::string>& assignments);
-// Diagnoses every kernel (those too small to, unless `asked`) and keeps, in each finding, only
-// the labs this build has.
-void diagnose_into(report::Report& report, const report::Thresholds& thresholds,
-                   const report::KernelAsked& asked = {});
-// What --kernel NAME asks the diagnosis for: the kernels it names; nothing when empty.
-report::KernelAsked kernels_named(const std::string& name);
-
-// `run --all`'s summary: the best variant of each lab against its baseline and its limit, one
-// row per report.
-std::string all_labs_summary(const std::vector<report::Report>& reports,
-                             const report::Style& style);
 
 struct DiagnoseOptions {
   RunOptions run;           // when a lab is given: run it first (run.command: diagnose)
