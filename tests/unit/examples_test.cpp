@@ -4,7 +4,11 @@
 //   <!-- example: WHAT -->  ...  <!-- end example -->
 //
 // (HTML comments: GitHub shows neither), as a fenced block or as Markdown, and WHAT says how to
-// make it again:
+// make it again. An excerpt, between `<!-- excerpt: WHAT -->` and `<!-- end excerpt -->`, shows
+// some of the output's lines: each must be a line of it, in its order, and a line `...` stands
+// for the lines left out. GPULAB_UPDATE_EXAMPLES leaves excerpts as they are: a stale one fails
+// until it is cut again.
+//
 //
 //   gpulab ARGS...      the command, run from the repository root (no GPU: diagnose --report,
 //                       compare, list, selftest --reports, ...)
@@ -15,6 +19,7 @@
 // GPULAB_UPDATE_EXAMPLES=1 writes the outputs of this build into the files instead of comparing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +42,8 @@ namespace fs = std::filesystem;
 const fs::path kRoot = GPULAB_SOURCE_DIR;
 const std::string kOpen = "<!-- example: ";
 const std::string kClose = "<!-- end example -->";
+const std::string kExcerptOpen = "<!-- excerpt: ";
+const std::string kExcerptClose = "<!-- end excerpt -->";
 
 std::vector<std::string> words(const std::string& text) {
   std::istringstream in(text);
@@ -88,13 +95,14 @@ struct Example {
 
 // The examples of a page. The shown output is the inside of the fenced block between the
 // markers, or the Markdown between them, without the blank lines around it.
-std::vector<Example> examples_of(const std::string& text) {
+std::vector<Example> examples_of(const std::string& text, const std::string& open = kOpen,
+                                 const std::string& end = kClose) {
   std::vector<Example> out;
-  for (std::size_t at = text.find(kOpen); at != std::string::npos; at = text.find(kOpen, at + 1)) {
+  for (std::size_t at = text.find(open); at != std::string::npos; at = text.find(open, at + 1)) {
     Example e;
     const auto what_end = text.find(" -->", at);
-    e.what = text.substr(at + kOpen.size(), what_end - at - kOpen.size());
-    const auto close = text.find(kClose, what_end);
+    e.what = text.substr(at + open.size(), what_end - at - open.size());
+    const auto close = text.find(end, what_end);
     if (close == std::string::npos) {
       ADD_FAILURE() << "no end of the example " << e.what;
       break;
@@ -113,6 +121,34 @@ std::vector<Example> examples_of(const std::string& text) {
     out.push_back(e);
   }
   return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The first line of `shown` that is not a line of `printed` in order ('...' skips any); empty
+// when every line is.
+std::string first_line_not_printed(const std::string& shown, const std::string& printed) {
+  const auto out = lines_of(printed);
+  std::size_t next = 0;
+  for (const auto& line : lines_of(shown)) {
+    if (line == "...") continue;
+    const auto at = std::find(out.begin() + static_cast<std::ptrdiff_t>(next), out.end(), line);
+    if (at == out.end()) return line.empty() ? "(an empty line)" : line;
+    next = static_cast<std::size_t>(at - out.begin()) + 1;
+  }
+  return "";
+}
+
+TEST(Docs, AnExcerptLineNotPrintedOrOutOfOrderIsFound) {
+  const std::string printed = "a\nb\nc\nd\n";
+  EXPECT_EQ(first_line_not_printed("a\n...\nc\nd\n", printed), "");
+  EXPECT_EQ(first_line_not_printed("c\nb\n", printed), "b") << "out of order";
+  EXPECT_EQ(first_line_not_printed("a\nb \n", printed), "b ") << "a line is matched whole";
 }
 
 TEST(Docs, ExamplesAreWhatThisBuildPrints) {
@@ -136,6 +172,12 @@ TEST(Docs, ExamplesAreWhatThisBuildPrints) {
       }
     }
     if (update) std::ofstream(page, std::ios::binary) << text;
+    for (const auto& e : examples_of(text, kExcerptOpen, kExcerptClose)) {
+      ++count;
+      EXPECT_EQ(first_line_not_printed(e.shown, output_of(e.what)), "")
+          << page.filename().string() << ": the excerpt of `" << e.what
+          << "` shows a line this build does not print (in that order)";
+    }
   }
   EXPECT_GE(count, 7) << "README.md's examples";
 }

@@ -1,6 +1,6 @@
 // What a lab brings besides its file in labs/ (docs/adding-a-lab.md): its GPU test, under the
 // name the H200 scripts select it by, and its fixture (tests/unit/lab_fixtures_test.cpp). And
-// the README's tables of H200 output, which must not contradict the registry.
+// docs/labs.md's tables of H200 output, which must not contradict the registry.
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -75,14 +75,12 @@ std::vector<std::string> words(const std::string& line) {
   return out;
 }
 
-// The lines of the code blocks of README section `heading`, block by block.
-std::vector<std::vector<std::string>> readme_blocks(const std::string& heading) {
-  std::istringstream in(read_file((kRoot / "README.md").string()));
+// The lines of the code blocks of a page, block by block.
+std::vector<std::vector<std::string>> code_blocks(const fs::path& page) {
+  std::istringstream in(read_file(page.string()));
   std::vector<std::vector<std::string>> blocks;
-  bool in_section = false, in_block = false;
+  bool in_block = false;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("## ", 0) == 0) in_section = line == "## " + heading;
-    if (!in_section) continue;
     if (line.rfind("```", 0) == 0) {
       in_block = !in_block;
       if (in_block) blocks.emplace_back();
@@ -93,12 +91,12 @@ std::vector<std::vector<std::string>> readme_blocks(const std::string& heading) 
   return blocks;
 }
 
-// README "Every lab" shows `gpulab run --all` and `gpulab selftest` as run on the H200. A lab it
+// docs/labs.md shows `gpulab run --all` and `gpulab selftest` as run on the H200. A lab it
 // shows must be registered, with that baseline and, in the self-test, every variant in the lab's
 // order with its role and expected finding. (A lab added since that run need not be there: its
 // recorded report is its fixture.)
-TEST(LabContract, ReadmeLabTablesAgreeWithTheRegistry) {
-  const auto blocks = readme_blocks("Every lab");
+TEST(LabContract, LabPageTablesAgreeWithTheRegistry) {
+  const auto blocks = code_blocks(kRoot / "docs" / "labs.md");
   ASSERT_EQ(blocks.size(), 2u) << "the run --all summary and the selftest table";
 
   ASSERT_FALSE(blocks[0].empty());
@@ -108,7 +106,7 @@ TEST(LabContract, ReadmeLabTablesAgreeWithTheRegistry) {
     const auto w = words(blocks[0][i]);
     ASSERT_GE(w.size(), 2u) << blocks[0][i];
     const Lab* lab = find_lab(w[0]);
-    ASSERT_NE(lab, nullptr) << "README summary names an unknown lab: " << w[0];
+    ASSERT_NE(lab, nullptr) << "docs/labs.md's summary names an unknown lab: " << w[0];
     EXPECT_EQ(w[1], lab->spec().variants.front().name) << w[0] << "'s baseline";
     EXPECT_TRUE(summarized.insert(w[0]).second) << w[0] << " twice";
   }
@@ -124,7 +122,7 @@ TEST(LabContract, ReadmeLabTablesAgreeWithTheRegistry) {
   }
   for (const auto& [name, lab_rows] : rows) {
     const Lab* lab = find_lab(name);
-    ASSERT_NE(lab, nullptr) << "README selftest names an unknown lab: " << name;
+    ASSERT_NE(lab, nullptr) << "docs/labs.md's selftest names an unknown lab: " << name;
     EXPECT_TRUE(summarized.count(name)) << name << " is in one table only";
     const auto& variants = lab->spec().variants;
     ASSERT_EQ(lab_rows.size(), variants.size()) << name << ": every variant, once";
