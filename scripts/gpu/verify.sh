@@ -7,8 +7,9 @@
 # of time is said so. Prints a short summary last. From the repository root:
 #   [GPULAB_GIT_SHA=<sha>] [GPULAB_VERIFY_DEADLINE_S=570] [GPULAB_VERIFY_STEPS=...] \
 #     [GPULAB_VERIFY_REPLAYS=kernel,batch] bash scripts/gpu/verify.sh LAB[,LAB...]|none [OUT_DIR]
-# GPULAB_VERIFY_STEPS picks the steps after the labs', comma-separated (default: selftest,
-# profile-tests, torch, overhead):
+# GPULAB_VERIFY_STEPS picks the steps after the labs', comma-separated (default: registry,
+# selftest, profile-tests, torch, overhead):
+#   registry (every lab of the registry at small odd sizes, tests/gpu/lab_registry_test.cpp),
 #   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
 #   overhead, ncu-apps (the test programs' counters against ncu's, for each replay mode), run-all
 #   (`run --all --diagnose` reports of every lab, for the HTML report).
@@ -23,7 +24,7 @@
 set -uo pipefail
 labs=${1:?usage: verify.sh LAB[,LAB...]|none [OUT_DIR]}
 [[ $labs == none ]] && labs=""
-steps=",${GPULAB_VERIFY_STEPS:-selftest,profile-tests,torch,overhead},"
+steps=",${GPULAB_VERIFY_STEPS:-registry,selftest,profile-tests,torch,overhead},"
 replays=${GPULAB_VERIFY_REPLAYS:-kernel,batch}
 wants() { [[ $steps == *",$1,"* ]]; }
 out=${2:-${OUT:-/tmp/gpulab-out}}
@@ -55,6 +56,11 @@ for lab in ${labs//,/ }; do
   sed -n '1,40p' "$logs/run_$lab.txt"
   note "run $lab: exit $rc in $(( ($(ms) - start) / 1000 )) s"
 done
+
+if wants registry && enough 60 "registry tests"; then
+  step "GPU tests: every lab of the registry at small odd sizes"
+  gpu_tests "registry tests" registry_tests "Registry/*" "$(upto 150)"
+fi
 
 if wants selftest && enough 90 "selftest"; then
   # With --estimates: the estimated gains' calibration on this card's own run (the live table of
