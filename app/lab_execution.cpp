@@ -51,16 +51,14 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
   cmd->add_option("--metrics,-m", s.metrics,
                   "Counters: basic, stalls, full, none, or a comma-separated list of metric "
                   "names (default: basic; full when diagnosing; none for traced labs)");
-  cmd->add_option("--replay-mode", s.replay,
-                  "Counters: variant = gpulab replays the variant once per pass, kernel = CUPTI "
-                  "replays each kernel, restoring memory between passes")
-      ->check(one_of(kReplayModes))
-      ->capture_default_str();
-  cmd->add_option("--cache-control", s.cache_control,
-                  "Counters: all = flush L2 before every replay pass (as ncu does), none = "
-                  "leave caches as the previous pass left them (default: all; none with "
-                  "--replay-mode kernel)")
-      ->check(one_of(kCacheControls));
+  add_choice_option(*cmd, "--replay-mode", s.replay, kLabReplays,
+                    "Counters: variant = gpulab replays the variant once per pass, kernel = CUPTI "
+                    "replays each kernel, restoring memory between passes")
+      ->default_str(to_string(s.replay));
+  add_choice_option(*cmd, "--cache-control", s.cache_control, kCacheControls,
+                    "Counters: all = flush L2 before every replay pass (as ncu does), none = "
+                    "leave caches as the previous pass left them (default: all; none with "
+                    "--replay-mode kernel)");
   cmd->add_flag("--source", s.source,
                 "Also collect per-instruction counters and warp-stall samples (two more "
                 "launches of each variant, untimed): 'gpulab source --report FILE' shows them "

@@ -16,10 +16,6 @@
 
 namespace gpulab::app {
 
-// The values of --replay-mode and --cache-control, for the options' checks and completion.
-inline const std::vector<std::string> kReplayModes = {"variant", "kernel"};
-inline const std::vector<std::string> kCacheControls = {"all", "none"};
-
 struct RunOptions {
   const CLI::App* command = nullptr;  // the subcommand parsed: which options were given
   std::string lab;

@@ -173,14 +173,14 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::Report& r,
                      report::Variant& v, const std::string& set_name, const RunSettings& settings,
                      bool traced, cudaStream_t stream, labs::L2Flusher& flusher) {
-  const bool flush = settings.cache_control == "all";
+  const bool flush = settings.cache_control == CacheControl::all;
   const auto launch = [&] {
     run.launch(v.name, stream);
     GPULAB_CUDA_CHECK(traced ? cudaDeviceSynchronize() : cudaStreamSynchronize(stream));
   };
   const auto started = std::chrono::steady_clock::now();
   std::vector<cupti::RangeValues> ranges;
-  if (settings.replay == "kernel") {
+  if (settings.replay == LabReplay::kernel) {
     progress(settings, fmt::format("{}/{}: counters, kernel replay, {} passes per kernel",
                                    r.subject(), v.name, profiler.passes()));
     if (traced) run.prepare(v.name);
@@ -218,8 +218,9 @@ void profile_variant(cupti::RangeProfiler& profiler, labs::LabRun& run, report::
   v.counters.collected = true;
   v.counters.metric_set = set_name;
   v.counters.passes = profiler.passes();
-  v.counters.replay = settings.replay;
-  v.counters.cache_control = flush && settings.replay != "kernel" ? kFlushedPasses : kWarmPasses;
+  v.counters.replay = to_string(settings.replay);
+  v.counters.cache_control =
+      flush && settings.replay != LabReplay::kernel ? kFlushedPasses : kWarmPasses;
   v.counters.collection_seconds = seconds_since(started);
 }
 
@@ -341,8 +342,8 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
   const auto params = labs::resolve_params(spec, settings.size, settings.params);
   RunSettings resolved = settings;
   resolved.metrics = metric_set_for(settings.metrics, {spec.traced, true, settings.diagnosed});
-  if (resolved.cache_control.empty()) resolved.cache_control = resolved.replay == "kernel" ? "none" : "all";
-  if (resolved.replay == "kernel" && resolved.cache_control == "all")
+  if (!resolved.cache_control) resolved.cache_control = default_cache_control(resolved.replay);
+  if (resolved.replay == LabReplay::kernel && resolved.cache_control == CacheControl::all)
     throw UsageError("--cache-control all needs --replay-mode variant: CUPTI's kernel replay "
                      "cannot flush caches between its passes");
   const auto metric_names = report::metrics::resolve("--metrics", resolved.metrics);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/lab_replay.hpp"
 #include "app/session.hpp"
 #include "labs/harness/lab.hpp"
 #include "reports/report_fwd.hpp"
@@ -22,11 +23,8 @@ struct RunSettings {
   bool cold = false;
   std::string metrics;     // unset: app/metric_choice.hpp decides
   bool diagnosed = false;  // the report will be diagnosed (unset metrics: the full set)
-  // "variant": gpulab replays the variant once per pass; "kernel": CUPTI replays each kernel.
-  std::string replay = "variant";
-  // "all": flush L2 before every replay pass (variant replay only); "none": don't. Unset: "all"
-  // with variant replay, "none" with kernel replay.
-  std::string cache_control;
+  LabReplay replay = LabReplay::variant;
+  std::optional<CacheControl> cache_control;  // unset: default_cache_control(replay)
   std::uint64_t seed = 20261130;
   bool progress = false;  // one line per step on stderr
   // Per-instruction counters and warp-stall samples into each kernel's `source`: two more

@@ -60,13 +60,7 @@ CLI::Option* add_format_option(CLI::App& cmd, OutputFormat& format,
   std::string spoken;  // "text, json or csv"
   for (std::size_t i = 0; i < choices.size(); ++i)
     spoken += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  // Checked as text first (one_of: the message, the completion), then read into the type.
-  return cmd
-      .add_option_function<std::string>(
-          "--format,-f",
-          [&format](const std::string& name) { format = *output_format_from_string(name); },
-          "Output on stdout: " + spoken)
-      ->check(one_of(choices))
+  return add_choice_option(cmd, "--format,-f", format, formats, "Output on stdout: " + spoken)
       ->default_str(to_string(format));
 }
 

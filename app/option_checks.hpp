@@ -22,6 +22,25 @@ namespace gpulab::app {
 // value the option refuses.
 CLI::Validator one_of(const std::vector<std::string>& choices);
 
+// An option whose value is one of a closed set (an enum with a to_string): checked as text first
+// (one_of: the message and the completion), then read into `target` (the enum, or an optional of
+// it for an option whose absence means something).
+template <typename Enum, typename Target>
+CLI::Option* add_choice_option(CLI::App& cmd, const std::string& name, Target& target,
+                               const std::vector<Enum>& choices, const std::string& description) {
+  std::vector<std::string> names;
+  for (Enum e : choices) names.push_back(to_string(e));
+  return cmd
+      .add_option_function<std::string>(
+          name,
+          [&target, choices](const std::string& text) {
+            for (Enum e : choices)
+              if (text == to_string(e)) target = e;
+          },
+          description)
+      ->check(one_of(names));
+}
+
 // --format,-f on `cmd`: what a command prints on stdout, one of `choices`; its --help names
 // them and shows the default.
 CLI::Option* add_format_option(CLI::App& cmd, OutputFormat& format,

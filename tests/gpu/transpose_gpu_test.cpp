@@ -190,10 +190,10 @@ TEST(TransposeGpu, CacheControlDecidesDramBytesForL2ResidentData) {
   s.size = 2048;
   s.variants = "padded";
   s.repeat = 2;
-  s.cache_control = "all";
+  s.cache_control = app::CacheControl::all;
   const auto flushed = test::run_lab("transpose", s);
   if (!flushed.device.counters_available) GTEST_SKIP() << flushed.device.counters_unavailable_reason;
-  s.cache_control = "none";
+  s.cache_control = app::CacheControl::none;
   const auto warm = test::run_lab("transpose", s);
   const auto& f = flushed.variants.at(0);
   const auto& w = warm.variants.at(0);

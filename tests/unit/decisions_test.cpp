@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "app/lab_replay.hpp"
 #include "app/metric_choice.hpp"
 #include "app/output_format.hpp"
 #include "app/profile_plan.hpp"
@@ -63,6 +64,15 @@ TEST(OutputFormat, IsSpelledInOnePlace) {
   for (OutputFormat f : kEveryFormat) EXPECT_EQ(output_format_from_string(to_string(f)), f);
   EXPECT_EQ(output_format_from_string("html"), std::nullopt) << "an HTML page is report -o's";
   expect_spelled_only_in("output_format", {"text", "json", "markdown", "csv"});
+}
+
+// A lab run's cache control follows its replay when not given: CUPTI's kernel replay cannot
+// flush between its passes.
+TEST(LabReplay, TheCacheControlFollowsTheReplayWhenNotGiven) {
+  EXPECT_EQ(default_cache_control(LabReplay::variant), CacheControl::all);
+  EXPECT_EQ(default_cache_control(LabReplay::kernel), CacheControl::none);
+  EXPECT_STREQ(to_string(LabReplay::kernel), "kernel");
+  EXPECT_STREQ(to_string(CacheControl::none), "none");
 }
 
 ProfileOptions profile_of(const std::string& replay, bool trace, bool diagnose,
