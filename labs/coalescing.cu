@@ -9,8 +9,8 @@
 // Every variant uses the same launch: 256-thread blocks, each thread copying 4 elements that
 // lie one block-width apart, so that each warp instruction still covers 32 consecutive outputs
 // while each thread has 4 independent loads in flight. One load per thread leaves too few bytes
-// in flight to cover DRAM latency on the H200 (a one-float-per-thread copy measured 2.7 TB/s
-// against a 4.2 TB/s copy roof); four per thread is what a float4 copy keeps in flight.
+// in flight to cover DRAM latency on the H200 (a one-float-per-thread copy stays well short of
+// the copy roof: docs/cards.md); four per thread is what a float4 copy keeps in flight.
 //
 // Default size: 2^26 elements, 268 MB read + 268 MB written by the contiguous copy, ~0.13 ms at
 // the copy roof. The strided input is `stride` times larger (2.1 GB at the default stride of 8):
@@ -47,7 +47,7 @@ constexpr std::size_t kMaxInputBytes = std::size_t{4} << 30;  // the strided inp
 // are adjacent, so the H200's 64-byte DRAM fetches waste nothing more). Read 8x + write 1x
 // against 1x + 1x: the kernel is DRAM-bound on bytes it throws away, ~4.5x slower than the
 // contiguous copy. Strides above 8 cost more at DRAM, not in sectors per request: at stride 32
-// each float sits alone in a 64-byte fetch, 16x the model (measured on the H200).
+// each float sits alone in a 64-byte fetch, 16x the model.
 struct StridedIndex {
   __host__ __device__ static std::size_t source(std::size_t i, int stride) {
     return i * static_cast<std::size_t>(stride);

@@ -9,8 +9,8 @@
 // Roofs used in the napkin math (H200, 132 SMs at ~1.98 GHz boost): each SM retires 128 fp32
 // FMAs per clock (4 warp-wide FFMA instructions), ~67 TFLOP/s for the chip; shared memory
 // delivers one 128-byte wavefront per clock per SM; L2 serves several TB/s; HBM ~4.8 TB/s.
-// cuBLAS reaches ~51 TFLOP/s in strict fp32 at 4096³, the default size
-// (tests/fixtures/labs/matmul.json, recorded on the H200).
+// What cuBLAS reaches in strict fp32 at 4096³, the default size, is in docs/cards.md (from
+// tests/fixtures/labs/matmul.json, recorded on the H200).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -288,9 +288,9 @@ __global__ void __launch_bounds__(rt::kThreads, 2)
 }
 
 // ---- warp tiles ---------------------------------------------------------------------------------
-// register-tiled runs at ~74% of cuBLAS (3.59 ms against cuBLAS's 2.68 ms at 4096³ in
-// tests/fixtures/labs/matmul.json), its schedulers issuing on 67% of cycles against cuBLAS's 87%.
-// The fixture and the SASS say where the cycles go:
+// register-tiled stays short of cuBLAS (docs/cards.md), its schedulers issuing on fewer of their
+// cycles than cuBLAS's (tests/fixtures/labs/matmul.json holds the counters). The fixture and the
+// SASS say where the cycles go:
 //  - Its prefetch is not one: held to 128 registers, ptxas places the two LDG.128 of slice t+1
 //    after slice t's 512 FFMAs, just before the shared stores that consume them, so every slice
 //    waits out an L2 round trip (long-scoreboard stalls: 0.77 per issued instruction).
@@ -327,8 +327,8 @@ __global__ void __launch_bounds__(rt::kThreads, 2)
 // (the next k's loads overlap this k's FMAs), the copy state and addressing, within the 128 that
 // __launch_bounds__(256, 2) allows and without spills (the build's ptxas table). Shared memory:
 // 3 x (8 x 132 + 8 x 128) x 4 B = 24,960 B per block. Occupancy: 2 blocks per SM, 16 warps, 4 per
-// scheduler, each with 64 independent FMAs per k. 85% of cuBLAS is ~44 TFLOP/s, 65% of the FMA
-// roof: at 86% FFMAs, issuing on ~75% of cycles (register-tiled 67%, cuBLAS 87%).
+// scheduler, each with 64 independent FMAs per k. The aim, 85% of cuBLAS, is ~44 TFLOP/s, 65% of
+// the FMA roof: at 86% FFMAs, issuing on ~75% of cycles.
 //
 // Edges as in register-tiled: out-of-range elements arrive as zeros (a cp.async with 0 source
 // bytes reads nothing and zero-fills its destination) and out-of-range stores are skipped. The
@@ -522,13 +522,13 @@ __global__ void __launch_bounds__(wt::kThreads, 2)
   }
 }
 
-// ---- cuBLAS ---------------------------------------------------------------------------------------
+// ---- cuBLAS -------------------------------------------------------------------------------------
 // The reference: cublasSgemm in CUBLAS_DEFAULT_MATH, set explicitly on the handle. In that mode
 // single-precision routines keep fp32 inputs and fp32 accumulation: TF32 tensor cores are used
 // only with CUBLAS_TF32_TENSOR_OP_MATH (or a *_FAST_TF32 compute type), and BF16x9 emulation
 // only with CUBLAS_FP32_EMULATED_BF16X9_MATH; we set neither. (The check below would also catch
 // TF32 at the default size: its 2^-11 input rounding gives errors ~200x those of fp32.) Expected
-// finding: compute-bound. ~51 TFLOP/s at 8192³ on the H200, ~76% of the fp32 FMA roof.
+// finding: compute-bound, at most of the fp32 FMA roof (docs/cards.md).
 //
 // cuBLAS is column-major. A row-major M x N matrix is, in memory, the column-major N x M matrix
 // of its transpose, so row-major C = A·B is column-major C^T = B^T·A^T: call Sgemm with the
@@ -642,7 +642,7 @@ std::vector<MatmulVariant> variant_table() {
   };
 }
 
-// ---- correctness ---------------------------------------------------------------------------------
+// ---- correctness --------------------------------------------------------------------------------
 //
 // A full fp64 CPU product at 4096³ is 69 G multiply-adds: minutes. Up to kFullCheckMax every
 // element is checked; above it, a grid of ~70 rows x ~70 columns (the first and last rows and

@@ -12,9 +12,9 @@
 // Why resident warps matter to a memory-bound kernel: each thread here has one 4-byte load in
 // flight, so an SM keeps (resident warps x 32 lanes x 4 B) outstanding. DRAM needs bandwidth x
 // latency in flight to stay busy: ~4.2 TB/s (the copy roof) x ~600 ns / 132 SMs ~ 19 KB per SM.
-// A full SM (64 warps) keeps 8 KB in flight, and the same one-float-per-thread kernel measured
-// 64% of the copy roof on the H200 (lab vectorize, `scalar`: the latency is shorter than 600 ns
-// when DRAM is not saturated). Half the warps keep half the bytes in flight.
+// A full SM (64 warps) keeps 8 KB in flight, and the same one-float-per-thread kernel gets more
+// than 8/19 of the copy roof (lab vectorize, `scalar`, in docs/cards.md: the latency is shorter
+// than 600 ns when DRAM is not saturated). Half the warps keep half the bytes in flight.
 //
 // Default size: 2^26 floats, 268 MB read + 268 MB written by the streaming variants (~0.2 ms at
 // full occupancy). The tail pair works on its own arrays (69 MB each at the defaults).
@@ -80,18 +80,18 @@ struct KernelArgs {
 // At 32 threads per block an SM keeps 32 x 32 x 4 B = 4 KB in flight against the ~19 KB that
 // would saturate DRAM; the full-occupancy launches keep 8 KB, twice as much.
 // Theoretical is not achieved occupancy, though. Each block here lives about a microsecond, and
-// the block scheduler cannot refill an SM that fast: measured on the H200, block-32 reaches 9% of
-// the warp slots (1.26 ms), block-64 25% (634 us), block-128 39% (320 us), and only from 256
-// threads does the kernel hold ~70% (200 us; 512 and 1024 slightly less). Small blocks of short
-// work starve the SM twice: through the blocks-per-SM limit and through the launch rate. (It also makes 2^21 one-warp blocks at the default size, so
-// block launches add to its cost.) With four independent loads per thread instead of one,
-// block-32 would keep 16 KB in flight and come close to the roof at 50% occupancy: more work
-// per thread is the other way to put bytes in flight, and why a tiled kernel can run well with
-// few warps.
+// the block scheduler cannot refill an SM that fast: the smaller the block, the further achieved
+// occupancy falls below theoretical, and only from 256 threads does the kernel hold most of the
+// warp slots (docs/cards.md and tests/fixtures/labs/occupancy.json). Small blocks of short
+// work starve the SM twice: through the blocks-per-SM limit and through the launch rate. (It also
+// makes 2^21 one-warp blocks at the default size, so block launches add to its cost.) With four
+// independent loads per thread instead of one, block-32 would keep 16 KB in flight and come close
+// to the roof at 50% occupancy: more work per thread is the other way to put bytes in flight, and
+// why a tiled kernel can run well with few warps.
 //
 // From 64 threads up the launches differ only in how blocks retire: a block frees its slots when
 // its last warp ends, so 1024-thread blocks leave slots idle a little longer. Expect them close
-// to one another, and close to the 64% of the copy roof the full-occupancy kernel measured.
+// to one another, and close to the share of the copy roof the full-occupancy kernel reaches.
 __device__ inline void axpb_one_element(const KernelArgs& a) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i < a.n) a.y[i] = axpb(a.x[i]);

@@ -61,13 +61,13 @@ __device__ __forceinline__ float warp_sum(float v) {
 // 2-way.) Per block of 256 inputs: ~21 shared loads taking ~87 wavefronts (~4 per load) and ~35
 // store wavefronts beyond one per store, against ~45 for a conflict-free tree; at 262,144 blocks
 // for 2^26 inputs the shared pipe does ~3x the passes it needs.
-// Yet the passes are not what sets the time. Measured on the H200 (2^26 inputs, the full metric
-// set): 26.5 M excess wavefronts here and 0.5 M padded (below), and the padded tree takes
-// 326 us against 305 us (medians of 20 launches). Warps wait on the shared-memory pipe 8% of
-// their cycles (short scoreboard 2.2 and MIO throttle 0.0 of 29.7 cycles per instruction) and at
-// the 9 barriers 38% (11.2): the conflicted wavefronts drain while warps wait for their block,
-// and what the tree costs is its barriers with most warps idle. The padding's extra index
-// arithmetic then makes it slower.
+// Yet the passes are not what sets the time. The padded tree (below) removes nearly all the
+// excess wavefronts and is no faster: the counters of both are in the recorded reports
+// (tests/fixtures/labs/reduction.json), their times in docs/cards.md. Warps wait far longer at
+// the 9 barriers than on the shared-memory pipe (short scoreboard and MIO throttle stalls are a
+// small part of their cycles per instruction): the conflicted wavefronts drain while warps wait
+// for their block, and what the tree costs is its barriers with most warps idle. The padding's
+// extra index arithmetic then makes it slower.
 struct PlainSlots {
   static constexpr int kWords = kBlock;
   __device__ static int at(int i) { return i; }
@@ -110,8 +110,8 @@ __global__ void __launch_bounds__(kBlock)
 // Its last six steps (s = 32 ... 1) involve warp 0 alone, so they need no block barrier: the
 // other warps leave, and warp 0 orders its own steps with __syncwarp(). That leaves 3 barriers
 // per block of 256 inputs instead of the 9 the interleaved trees wait at (their cost, see
-// above). Measured on the H200 with all 9 barriers kept, this tree waited at them 29.8-30.3% of
-// its warps' cycles at 269 us; with 3 it took 222 us.
+// above). With all 9 barriers kept, this tree waited at them for about a third of its warps'
+// cycles and was measurably slower than with 3.
 // What remains is the tree itself: one 4-byte load per thread, too few bytes in flight per SM
 // to reach the roof.
 __global__ void __launch_bounds__(kBlock)

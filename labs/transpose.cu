@@ -106,13 +106,13 @@ __global__ void transpose_shared(const float* __restrict__ in, float* __restrict
 }
 
 // ---- 64 x 64 tiles, 16-byte accesses ------------------------------------------------------------
-// padded and swizzled have coalesced global accesses and conflict-free shared ones, yet stop at
-// ~83% of the copy roof (tests/fixtures/labs/transpose.json): what they lack is bytes in flight.
+// padded and swizzled have coalesced global accesses and conflict-free shared ones, yet stop short
+// of the H200's copy roof (docs/cards.md): what they lack is bytes in flight.
 // By Little's law an SM sustains its share of the roof only with latency x bandwidth / SMs
 // outstanding: ~0.7 us x 4.26 TB/s / 132 = ~23 KB per SM. (The vectorize lab shows the scale: a
-// copy with 4 bytes in flight per thread, 8 KB per SM, runs at 64% of the roof; with 16 bytes,
-// 32 KB per SM, at 99.5%.) A 32 x 32 block has 4 KB of loads in flight, 8 blocks per SM 32 KB,
-// but only while every block is in its load phase: each block waits for its loads, meets the
+// copy with 4 bytes in flight per thread, 8 KB per SM, stays well short of the roof; with 16
+// bytes, 32 KB per SM, it reaches it.) A 32 x 32 block has 4 KB of loads in flight, 8 blocks per SM
+// 32 KB, but only while every block is in its load phase: each block waits for its loads, meets the
 // barrier (padded's largest stall after the loads themselves), turns the tile, stores it and
 // exits before its slot takes a new tile. On average an SM has well under 23 KB outstanding.
 //
@@ -244,10 +244,10 @@ using Variants = VariantTable<TransposeVariant>;
 
 // Where the conflict-free 32x32 tiles stand depends on the card. The bytes in flight an SM
 // needs to sustain its share of the roof scale with the card's bandwidth (Little's law, above):
-// ~0.7 us x 4.26 TB/s / 132 = ~23 KB on the H200, whose copy roof they reach ~82% of
-// (tests/fixtures/labs/transpose.json), but ~0.7 us x 3.03 TB/s / 132 = ~16 KB on the H100
-// 80GB HBM3, whose roof they reach 92% of (tests/fixtures/labs-h100/transpose.json): on either
-// side of at_roof.roof_fraction (0.87). Either way the bank conflicts and strided writes are gone.
+// ~0.7 us x 4.26 TB/s / 132 = ~23 KB on the H200, more than the tile keeps in flight, but
+// ~0.7 us x 3.03 TB/s / 132 = ~16 KB on the H100 80GB HBM3, about what it keeps: the measured
+// shares of the two cards' roofs (docs/cards.md) fall on either side of at_roof.roof_fraction
+// (0.87). Either way the bank conflicts and strided writes are gone.
 const report::Expectation kConflictFreeTile = report::Expectation::one_of(
     {"memory-bound-below-roof", "memory-bound-at-roof"},
     "the card decides: the tile's bytes in flight reach 92% of the H100's copy roof, ~82% of the "

@@ -12,14 +12,14 @@
 // The output is plain device memory in every variant.
 //
 // Napkin math (the H200; its measured timelines are in tests/fixtures/labs/unified-memory.json):
-//  - The kernel alone: 256 MiB read + 256 MiB written at ~4.2 TB/s is ~0.13 ms (0.182 ms was
-//    measured after a prefetch).
+//  - The kernel alone: 256 MiB read + 256 MiB written at ~4.2 TB/s is ~0.13 ms (docs/cards.md
+//    has what a prefetched run measured).
 //  - Moving the input over the link: 256 MiB at 52 GB/s (pinned copy) is ~5.2 ms; a prefetch
 //    moves the same bytes in large pieces, at a similar rate.
 //  - On demand, the kernel itself stalls: a warp that touches a page the GPU does not hold
 //    faults, the driver collects a batch of faults, migrates those pages (and some around them)
-//    and replays the accesses. Measured: 71.9 ms for one pass, ~3.7 GB/s, about 400x the
-//    kernel after a prefetch and 14x the bulk copy.
+//    and replays the accesses, a batch at a time: far slower than the bulk copy, let alone the
+//    kernel after a prefetch (docs/cards.md).
 //  - Read-mostly: the first pass duplicates the pages on the GPU (on demand); CPU reads leave
 //    both copies valid, so every later pass reads the GPU copy and moves nothing: ~0.18 ms.
 #include <atomic>

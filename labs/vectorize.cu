@@ -50,18 +50,18 @@ __device__ inline void scale_scalar_range(const float* __restrict__ x, float* __
 // A warp loads 128 contiguous bytes (4 sectors, ideal) and stores 128. Per 4 bytes of payload a
 // thread spends one 32-bit load, one store, index arithmetic and a bounds test (about 24 SASS
 // instructions per warp), and has only that one load outstanding: 2^23 warps at 2^28 elements.
-// Measured on the H200 at ~2.7 TB/s, 63% of the copy roof: latency-limited, not coalescing-limited.
+// Well short of the copy roof (docs/cards.md): latency-limited, not coalescing-limited.
 __global__ void scale_scalar(const float* __restrict__ x, float* __restrict__ y, std::size_t n) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   // PROBLEM: 4-byte loads and stores: few bytes in flight per thread
   if (i < n) y[i] = scale(x[i]);
 }
 
-// ---- float4 ---------------------------------------------------------------------------------------
+// ---- float4 -------------------------------------------------------------------------------------
 // One 16-byte load and one 16-byte store per four elements: a warp moves 512 contiguous bytes
 // per instruction (16 sectors, all used), a quarter of the scalar kernel's load and store
 // instructions, and four times the bytes in flight per thread. That is enough to reach the copy
-// roof (a float4 copy measured 4254 GB/s on the H200, the roof being 4229).
+// roof (docs/cards.md).
 //
 // A float4 access needs a 16-byte-aligned address. cudaMalloc returns 256-byte-aligned memory,
 // but a pointer into the middle of a buffer need not be, so the alignment is tested at run time
