@@ -47,8 +47,8 @@ TEST(CudaGraphsGpu, DefaultSizeCorrectAndEveryStepTraced) {
   }
 }
 
-// Kernels of ~1 us, launches of a few us each: the H200 measured the graph at 242-272 us
-// against 760-910 us launched one by one (28-32%); at most 80% asserted.
+// Kernels of ~1 us, launches of a few us each: the graph takes about a third of the time of the
+// launches one by one on the H200 (docs/cards.md); at most 80% asserted.
 TEST(CudaGraphsGpu, GraphIsFaster) {
   GPULAB_REQUIRE_GPU();
   const auto& r = default_run();

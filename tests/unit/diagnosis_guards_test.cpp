@@ -186,8 +186,8 @@ bool has_caveat(const Variant& v, const std::string& words) {
 }
 
 TEST(DiagnosisBalance, AKernelThatTheLeanerCardMakesMemoryBoundSaysSo) {
-  // occupancy/block-256: latency-bound at 53.8% of the H200's DRAM peak, memory-bound at 69.1%
-  // of the H100's.
+  // occupancy/block-256: latency-bound at about half the H200's DRAM peak, memory-bound at over
+  // two thirds of the H100's (the recorded fixtures).
   const Report h200 = diagnosed(fixture("occupancy"));
   const Variant& v = *h200.find_variant("block-256");
   EXPECT_EQ(v.kernels.at(0).diagnosis->verdict, "latency-bound");

@@ -32,8 +32,8 @@ TEST(Selftest, NamesTheCard) {
 }
 
 TEST(Selftest, AFailingRowSaysWhatDecidedIt) {
-  // A roof threshold above what the vectorized transpose reaches on the H100 (94% of its copy
-  // roof) turns its expected memory-bound-at-roof into below-roof.
+  // A roof threshold above what the vectorized transpose reaches on the H100 (over 90% of its
+  // copy roof) turns its expected memory-bound-at-roof into below-roof.
   const auto v = judge_transpose("labs-h100/transpose.json", {"at_roof.roof_fraction=0.99"});
   EXPECT_TRUE(v.failed);
   EXPECT_NE(v.text.find("transpose/vectorized: at-roof: dram_over_model = 0.958 (threshold <= "
