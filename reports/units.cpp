@@ -34,11 +34,15 @@ std::string sig3(double v) {
   return fmt::format("{:#.3g}", v);  // '#' keeps trailing zeros: 0.500, not 0.5
 }
 
+// A mantissa of three digits that sig3 would round up to 1000 (999.5 and above) takes the next
+// prefix: 999.7 µs is "1.00 ms", not "1000 µs".
+constexpr double kRoundsToThousand = 999.5;
+
 // Picks the largest prefix that keeps the mantissa >= 1.
 std::string scaled(double v, const char* const* symbols, int n, double step) {
   int i = 0;
   double x = v;
-  while (i + 1 < n && std::fabs(x) >= step) {
+  while (i + 1 < n && std::fabs(x) >= step - (1000.0 - kRoundsToThousand)) {
     x /= step;
     ++i;
   }
@@ -54,9 +58,9 @@ bool meaningless(double v) { return !std::isfinite(v) || (v != 0 && !std::isnorm
 std::string seconds(double s) {
   const double a = std::fabs(s);
   if (a == 0) return "0 s";
-  if (a < 1e-6) return sig3(s * 1e9) + " ns";
-  if (a < 1e-3) return sig3(s * 1e6) + " µs";
-  if (a < 1) return sig3(s * 1e3) + " ms";
+  if (a < kRoundsToThousand * 1e-9) return sig3(s * 1e9) + " ns";
+  if (a < kRoundsToThousand * 1e-6) return sig3(s * 1e6) + " µs";
+  if (a < kRoundsToThousand * 1e-3) return sig3(s * 1e3) + " ms";
   return sig3(s) + " s";
 }
 

@@ -15,6 +15,17 @@ TEST(Units, Seconds) {
   EXPECT_EQ(units::seconds(2.5), "2.50 s");
 }
 
+// A value that three digits round up to 1000 of a unit is shown in the next: the mean of a million
+// 1 us launches (0.99999... us) is "1.00 µs", as their minimum is, not "1000 ns".
+TEST(Units, AValueRoundingToAThousandTakesTheNextUnit) {
+  EXPECT_EQ(units::seconds(0.9999999e-6), "1.00 µs");
+  EXPECT_EQ(units::seconds(999.4e-9), "999 ns");
+  EXPECT_EQ(units::seconds(999.7e-6), "1.00 ms");
+  EXPECT_EQ(units::seconds(0.9996), "1.00 s");
+  EXPECT_EQ(units::bytes(999.6), "1.00 kB");
+  EXPECT_EQ(units::bytes(999.4), "999 B");
+}
+
 TEST(Units, BytesAreSi) {
   EXPECT_EQ(units::bytes(268435456), "268 MB");
   EXPECT_EQ(units::bytes(512), "512 B");
