@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
   line.app.parse(reversed);
   const auto comparisons = gpulab::app::comparisons_of(line.compare);
-  for (const char* format : {"markdown", "json", "csv"})
+  using gpulab::app::OutputFormat;
+  for (OutputFormat format : {OutputFormat::markdown, OutputFormat::json, OutputFormat::csv})
     gpulab::app::print_comparisons(comparisons, format, cli.fresh_io());
   return 0;
 }

@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (cli.run(args) == static_cast<int>(gpulab::ExitCode::usage)) return 0;
   // The other formats print the same diagnosed report: loading and diagnosing it again for
   // each would only repeat the work (the diagnosis is a function of the report and options).
-  for (const char* format : {"markdown", "json", "csv"})
+  using gpulab::app::OutputFormat;
+  for (OutputFormat format : {OutputFormat::markdown, OutputFormat::json, OutputFormat::csv})
     gpulab::app::print_diagnosis(cli.last_report(), format, cli.fresh_io());
   return 0;
 }
