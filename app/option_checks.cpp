@@ -56,10 +56,10 @@ CLI::Validator one_of(const std::vector<std::string>& choices) {
 
 CLI::Option* add_format_option(CLI::App& cmd, OutputFormat& format,
                                const std::vector<OutputFormat>& formats) {
-  const std::vector<std::string> choices = format_names(formats);
   std::string spoken;  // "text, json or csv"
-  for (std::size_t i = 0; i < choices.size(); ++i)
-    spoken += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  for (std::size_t i = 0; i < formats.size(); ++i)
+    spoken += std::string(i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") +
+              to_string(formats[i]);
   return add_choice_option(cmd, "--format,-f", format, formats, "Output on stdout: " + spoken)
       ->default_str(to_string(format));
 }

@@ -22,10 +22,4 @@ std::optional<OutputFormat> output_format_from_string(const std::string& text) {
   return std::nullopt;
 }
 
-std::vector<std::string> format_names(const std::vector<OutputFormat>& formats) {
-  std::vector<std::string> names;
-  for (OutputFormat f : formats) names.push_back(to_string(f));
-  return names;
-}
-
 }  // namespace gpulab::app

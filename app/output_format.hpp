@@ -12,9 +12,6 @@ enum class OutputFormat { text, json, markdown, csv };
 const char* to_string(OutputFormat format);
 std::optional<OutputFormat> output_format_from_string(const std::string& text);
 
-// Spelled, for --format's check and completion: every format, and those of the commands that
-// print no tables (info).
-std::vector<std::string> format_names(const std::vector<OutputFormat>& formats);
 inline const std::vector<OutputFormat> kEveryFormat = {OutputFormat::text, OutputFormat::json,
                                                        OutputFormat::markdown, OutputFormat::csv};
 
