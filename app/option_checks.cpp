@@ -57,9 +57,10 @@ CLI::Validator one_of(const std::vector<std::string>& choices) {
 CLI::Option* add_format_option(CLI::App& cmd, OutputFormat& format,
                                const std::vector<OutputFormat>& formats) {
   std::string spoken;  // "text, json or csv"
-  for (std::size_t i = 0; i < formats.size(); ++i)
-    spoken += std::string(i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") +
-              to_string(formats[i]);
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    if (i > 0) spoken += i + 1 == formats.size() ? " or " : ", ";
+    spoken += to_string(formats[i]);
+  }
   return add_choice_option(cmd, "--format,-f", format, formats, "Output on stdout: " + spoken)
       ->default_str(to_string(format));
 }
