@@ -167,22 +167,18 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
   // same cap still lets barrier waits lead (the reduction lab's interleaved trees, at 68-73%,
   // run 4.6x faster without them).
   bool only_bounded = true;
-  std::vector<std::string> leading;  // findings that rank before every other problem
+  walk::Findings findings;
   for (const Rule* rule : branch.checks) {
     const Outcome outcome = rule->check(probe);
-    const auto before = out.findings.size();
-    record(out, *rule, outcome, thresholds["diagnosis.min_severity"]);
-    if (outcome.leads && out.findings.size() > before) leading.push_back(out.findings.back().id);
+    const bool found = findings.record(out, *rule, outcome, thresholds["diagnosis.min_severity"]);
     if (outcome.answer == Answer::not_measured)
       for (const char* need : rule->needs)
         if (!probe.metric(need)) out.path.back().missing.emplace_back(need);
-    const bool problem = out.findings.size() > before && !is_standing(out.findings.back());
+    const bool problem = found && !is_standing(*rule);
     if (problem && !outcome.bounded_by_headroom) only_bounded = false;
   }
   const auto sm = probe.metric(m::sm_pct);
-  rank(out, only_bounded && sm && *sm >= thresholds["compute_bound.at_roof_sm_pct"]);
-  // Then each rule's Rank, and the verdict of the principal finding's rule where it names one.
-  apply_declared_ranks(out, branch.checks, leading);
+  findings.rank_into(out, only_bounded && sm && *sm >= thresholds["compute_bound.at_roof_sm_pct"]);
   return out;
 }
 

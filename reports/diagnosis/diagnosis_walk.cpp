@@ -73,9 +73,10 @@ double score_of(const Rule& rule, double severity) {
   return rule.standing_score > 0 ? rule.standing_score : 0.4 + 0.6 * severity;
 }
 
-bool is_standing(const Finding& finding) { return finding.score <= kStandingScore + 0.05; }
+bool is_standing(const Rule& rule) { return rule.standing_score > 0; }
 
-void record(Diagnosis& out, const Rule& rule, const Outcome& outcome, double min_severity) {
+bool Findings::record(Diagnosis& out, const Rule& rule, const Outcome& outcome,
+                      double min_severity) {
   PathStep step;
   step.node = rule.id;
   step.depth = 1;
@@ -83,48 +84,39 @@ void record(Diagnosis& out, const Rule& rule, const Outcome& outcome, double min
   step.expression = rule.expression;
   step.evidence = outcome.evidence;
   step.answer = to_text(outcome.answer);
-  const bool standing = rule.standing_score > 0;
-  if (outcome.answer == Answer::yes && !standing && outcome.severity < min_severity) {
-    step.answer = "yes, negligible";  // true, but it costs too little time to report
-  } else if (outcome.answer == Answer::yes) {
+  const bool kept =
+      outcome.answer == Answer::yes && (is_standing(rule) || outcome.severity >= min_severity);
+  if (kept) {
     step.finding = rule.finding.id;
-    out.findings.push_back(make_finding(rule.finding, score_of(rule, outcome.severity), outcome));
+    found_.push_back({make_finding(rule.finding, score_of(rule, outcome.severity), outcome), &rule,
+                      outcome.leads});
+  } else if (outcome.answer == Answer::yes) {
+    step.answer = "yes, negligible";  // true, but it costs too little time to report
   }
   out.path.push_back(std::move(step));
+  return kept;
 }
 
-void rank(Diagnosis& out, bool roof_leads) {
-  auto& f = out.findings;
-  std::stable_sort(f.begin(), f.end(),
-                   [](const Finding& a, const Finding& b) { return a.score > b.score; });
-  if (roof_leads && std::any_of(f.begin(), f.end(), is_standing))
-    std::stable_partition(f.begin(), f.end(), is_standing);
-  else if (!f.empty() && !is_standing(f.front()))
-    f.erase(std::remove_if(f.begin(), f.end(), is_standing), f.end());
-}
-
-void apply_declared_ranks(Diagnosis& out, const std::vector<const Rule*>& rules,
-                          const std::vector<std::string>& leading) {
-  const auto rule_of = [&rules](const Finding& f) -> const Rule* {
-    for (const Rule* rule : rules)
-      if (f.id == rule->finding.id) return rule;
-    return nullptr;
+void Findings::rank_into(Diagnosis& out, bool roof_leads) {
+  auto& f = found_;
+  const auto standing = [](const Found& x) { return is_standing(*x.rule); };
+  const auto ranked = [](Rank rank) {
+    return [rank](const Found& x) { return x.rule->rank == rank; };
   };
-  const auto ranked = [&rule_of](Rank rank) {
-    return [&rule_of, rank](const Finding& f) {
-      const Rule* rule = rule_of(f);
-      return rule && rule->rank == rank;
-    };
-  };
-  auto& f = out.findings;
+  std::stable_sort(f.begin(), f.end(), [](const Found& a, const Found& b) {
+    return a.finding.score > b.finding.score;
+  });
+  if (roof_leads && std::any_of(f.begin(), f.end(), standing))
+    std::stable_partition(f.begin(), f.end(), standing);
+  else if (!f.empty() && !standing(f.front()))
+    f.erase(std::remove_if(f.begin(), f.end(), standing), f.end());
   std::stable_partition(std::find_if(f.begin(), f.end(), ranked(Rank::waiting)), f.end(),
                         ranked(Rank::cause_of_waiting));
   std::stable_partition(f.begin(), f.end(), std::not_fn(ranked(Rank::after_problems)));
-  std::stable_partition(f.begin(), f.end(), [&leading](const Finding& finding) {
-    return std::find(leading.begin(), leading.end(), finding.id) != leading.end();
-  });
-  if (const Rule* principal = f.empty() ? nullptr : rule_of(f.front()))
-    if (principal->verdict) out.verdict = principal->verdict;
+  std::stable_partition(f.begin(), f.end(), [](const Found& x) { return x.leads; });
+  if (!f.empty() && f.front().rule->verdict) out.verdict = f.front().rule->verdict;
+  for (auto& x : f) out.findings.push_back(std::move(x.finding));
+  f.clear();
 }
 
 }  // namespace gpulab::report::walk

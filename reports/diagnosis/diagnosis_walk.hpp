@@ -24,23 +24,35 @@ RuleInfo describe(const Rule& rule, const char* walk);
 
 // A problem's score is 0.4 + 0.6 x its severity; a standing finding's is its rule's.
 double score_of(const Rule& rule, double severity);
-bool is_standing(const Finding& finding);
+// A rule whose finding says where the kernel stands (at the roof, compute-bound), not a problem.
+bool is_standing(const Rule& rule);
 
-// Appends the rule's step to the path, and its finding when the answer is a yes that costs at
-// least `min_severity` of the time (a smaller one is answered "yes, negligible").
-void record(Diagnosis& out, const Rule& rule, const Outcome& outcome, double min_severity);
+// The findings of one walk until they are ranked, each beside the rule that gave it: the ranking
+// reads each rule's declarations (standing or problem, its Rank, its verdict) through the rule
+// itself, never by comparing finding ids.
+class Findings {
+ public:
+  // Appends the rule's step to the path, and keeps its finding when the answer is a yes that
+  // costs at least `min_severity` of the time (a smaller one is answered "yes, negligible").
+  // Returns whether it kept one.
+  bool record(Diagnosis& out, const Rule& rule, const Outcome& outcome, double min_severity);
 
-// Sorts the findings by score and drops the standing ones when a problem was found: next to a
-// problem they would mislead (the SM throughput of a naive matmul is its load pipe). With
-// `roof_leads`, the standing findings lead instead and the problems follow them: the caller has
-// found the kernel at a roof that every problem's gain is bounded by.
-void rank(Diagnosis& out, bool roof_leads = false);
+  // Ranks the findings into out.findings, and sets the verdict of the principal finding's rule
+  // where it names one. By score first, dropping the standing findings when a problem was found:
+  // next to a problem they would mislead (the SM throughput of a naive matmul is its load pipe).
+  // With `roof_leads`, the standing findings lead instead and the problems follow them: the
+  // caller has found the kernel at a roof that every problem's gain is bounded by. Then each
+  // rule's Rank: causes of waiting ahead of the first waiting finding, after-problems findings
+  // last, and the findings whose outcome `leads` first of all.
+  void rank_into(Diagnosis& out, bool roof_leads = false);
 
-// Then each finding's rule's Rank: causes of waiting ahead of the first waiting finding, and
-// after-problems findings last, then the `leading` findings (their outcomes' `leads`) first of
-// all; and the verdict of the principal finding's rule where it names one. `rules` are those the
-// walk visited.
-void apply_declared_ranks(Diagnosis& out, const std::vector<const Rule*>& rules,
-                          const std::vector<std::string>& leading = {});
+ private:
+  struct Found {
+    Finding finding;
+    const Rule* rule;
+    bool leads;
+  };
+  std::vector<Found> found_;
+};
 
 }  // namespace gpulab::report::walk

@@ -70,13 +70,12 @@ Diagnosis diagnose_timeline(const Timeline& timeline, const Thresholds& threshol
   out.thresholds_overridden = thresholds.overridden();
   out.path.push_back(classify(timeline.summary, out.verdict));
   const walk::Probe probe(timeline, thresholds);
-  const auto& rules = walk::timeline_walk().rules;
-  for (const walk::Rule* rule : rules)
-    record(out, *rule, rule->check(probe), thresholds["diagnosis.min_severity"]);
-  rank(out);
+  walk::Findings findings;
+  for (const walk::Rule* rule : walk::timeline_walk().rules)
+    findings.record(out, *rule, rule->check(probe), thresholds["diagnosis.min_severity"]);
   // As in the kernel tree, the verdict follows a principal finding that names the limit: a
   // kernel that faults spans the whole timeline, but it is the migrations it waits on.
-  apply_declared_ranks(out, rules);
+  findings.rank_into(out);
   return out;
 }
 
