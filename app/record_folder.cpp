@@ -108,6 +108,7 @@ void read_record_file(const std::string& path, const std::string& name, report::
   std::string pending;
   std::size_t total = 0;
   char chunk[1 << 16];
+  report::RecordReader reader;
   for (;;) {
     const ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
@@ -118,7 +119,7 @@ void read_record_file(const std::string& path, const std::string& name, report::
     pending.append(chunk, take);
     std::size_t start = 0;
     for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
-      report::read_record_line(pending.substr(start, end - start), into);
+      reader.read(std::string_view(pending).substr(start, end - start), into);
     pending.erase(0, start);
     if (total == report::kMaxRecordFileBytes) {
       into.not_read.push_back(
@@ -129,7 +130,7 @@ void read_record_file(const std::string& path, const std::string& name, report::
       break;
     }
   }
-  report::read_record_line(pending, into);  // a last line without its newline
+  reader.read(pending, into);  // a last line without its newline
   ::close(fd);
 }
 

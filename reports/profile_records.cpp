@@ -8,6 +8,7 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
 #include "reports/json_reader.hpp"
+#include "reports/record_line.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -18,12 +19,11 @@ std::string line_of(json j) { return j.dump() + "\n"; }
 
 json shape(const std::uint32_t (&v)[3]) { return json::array({v[0], v[1], v[2]}); }
 
-void read_shape(const Reader& r, const std::string& key, std::uint32_t (&v)[3]) {
+void read_shape(const RecordLine::Object& r, std::string_view key, std::uint32_t (&v)[3]) {
   if (!r.has(key)) return;
-  int i = 0;
-  r.each(key, [&](const Reader& d) {
-    if (i < 3) v[i++] = static_cast<std::uint32_t>(d.as_integer());
-  });
+  const auto sizes = r.integers(key);
+  for (std::size_t i = 0; i < 3 && i < sizes.size(); ++i)
+    v[i] = static_cast<std::uint32_t>(sizes[i]);
 }
 
 json attributes_json(const StaticAttributes& a) {
@@ -34,13 +34,13 @@ json attributes_json(const StaticAttributes& a) {
           {"theoretical_occupancy", a.theoretical_occupancy}};
 }
 
-StaticAttributes read_attributes(const Reader& a) {
+StaticAttributes read_attributes(const RecordLine::Object& a) {
   StaticAttributes s;
   s.registers_per_thread = static_cast<int>(a.integer_or("registers_per_thread", 0));
   s.local_bytes_per_thread = static_cast<std::uint64_t>(a.integer_or("local_bytes_per_thread", 0));
   s.static_shared_bytes = static_cast<std::uint64_t>(a.integer_or("static_shared_bytes", 0));
   s.max_active_blocks_per_sm = static_cast<int>(a.integer_or("max_active_blocks_per_sm", 0));
-  s.theoretical_occupancy = a.num_or("theoretical_occupancy", 0);
+  s.theoretical_occupancy = a.number_or("theoretical_occupancy", 0);
   return s;
 }
 
@@ -52,9 +52,8 @@ json finite(const std::map<std::string, double>& values) {
   return out;
 }
 
-void read_line(const json& doc, RecordSet& into) {
-  const Reader r(doc, "record");
-  const std::string type = r.str("record");
+void read_line(const RecordLine::Object& r, RecordSet& into) {
+  const std::string& type = r.str("record");
   const std::int64_t pid = r.integer("pid");
   if (type == "process") {
     RecordedProcess p;
@@ -81,7 +80,7 @@ void read_line(const json& doc, RecordSet& into) {
     read_shape(r, "grid", l.grid);
     read_shape(r, "block", l.block);
     l.dynamic_shared_bytes = static_cast<std::uint32_t>(r.integer_or("dynamic_shared_bytes", 0));
-    if (r.has("attributes")) l.attributes = read_attributes(r.at("attributes"));
+    if (r.has("attributes")) l.attributes = read_attributes(r.object("attributes"));
     l.matched = r.boolean_or("matched", false);
     l.profiled = r.boolean_or("profiled", false);
     l.passes = static_cast<int>(r.integer_or("passes", 0));
@@ -116,10 +115,10 @@ void read_line(const json& doc, RecordSet& into) {
     t.matched = r.boolean_or("matched", false);
     t.launches = r.integer("launches");
     t.timed_launches = r.integer_or("timed_launches", 0);
-    t.total_seconds = r.num_or("total_seconds", 0);
+    t.total_seconds = r.number_or("total_seconds", 0);
     if (t.launches < 0 || t.timed_launches < 0 || !(t.total_seconds >= 0) ||
         !std::isfinite(t.total_seconds))
-      Reader::fail("record", "a tally holds a negative or non-finite count");
+      throw NotARecord("a tally holds a negative or non-finite count");
     // Cumulative: a later line of the same process and function holds at least as much.
     RecordedTally& kept = into.tallies[{pid, t.mangled_name}];
     if (t.launches >= kept.launches && t.timed_launches >= kept.timed_launches) kept = std::move(t);
@@ -128,13 +127,13 @@ void read_line(const json& doc, RecordSet& into) {
     w.pid = pid;
     w.launch_index = r.integer_or("launch_index", 0);
     w.mangled_name = r.str_or("name", "");
-    w.seconds = r.num_or("seconds", 0);
+    w.seconds = r.number_or("seconds", 0);
   } else if (type == "end") {
     into.ended.push_back(pid);
   } else if (type == "activity") {
     TraceRecord& t = into.activities.emplace_back();
     const auto kind = activity_kind_from_string(r.str("kind"));
-    if (!kind) Reader::fail("record.kind", "unknown activity kind");
+    if (!kind) throw NotARecord("an unknown activity kind");
     t.activity.kind = *kind;
     t.activity.name = r.str_or("name", "");
     t.activity.stream = static_cast<std::uint32_t>(r.integer_or("stream", 0));
@@ -153,7 +152,7 @@ void read_line(const json& doc, RecordSet& into) {
     c.unreadable = r.boolean_or("unreadable", false);
     into.trace_counts[pid] += c;
   } else {
-    Reader::fail("record", "unknown record type '" + type + "'");
+    throw NotARecord("an unknown record type");
   }
 }
 
@@ -253,18 +252,19 @@ std::string to_line(std::int64_t pid, const TraceCounts& c) {
                   {"unreadable", c.unreadable}});
 }
 
-void read_record_line(const std::string& line, RecordSet& into) {
+void RecordReader::read(std::string_view line, RecordSet& into) {
   if (line.empty()) return;
   try {
-    check_json_depth(line, "a record");
-    read_line(json::parse(line), into);
-  } catch (const std::exception&) {  // cut short by a kill, or not a record
+    line_.parse(line);
+    read_line(line_.top(), into);
+  } catch (const NotARecord&) {  // cut short by a kill, or not a record
     ++into.unreadable_lines;
   }
 }
 
 void read_records(std::istream& in, RecordSet& into) {
-  for (std::string line; std::getline(in, line);) read_record_line(line, into);
+  RecordReader reader;
+  for (std::string line; std::getline(in, line);) reader.read(line, into);
 }
 
 const char* to_string(InjectionMode mode) {

@@ -11,9 +11,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reports/measures.hpp"
+#include "reports/record_line.hpp"
 #include "reports/trace_assembly.hpp"
 
 namespace gpulab::report {
@@ -124,8 +126,16 @@ std::string to_line(std::int64_t pid, const TraceCounts& counts);
 
 // Adds the records of one file to `into`; never throws on content (a bad line is counted).
 void read_records(std::istream& in, RecordSet& into);
-// Adds one line's record (without its newline); a line that is not a record is counted.
-void read_record_line(const std::string& line, RecordSet& into);
+
+// Reads record lines one by one, each into the storage of the line before.
+class RecordReader {
+ public:
+  // Adds one line's record (without its newline); a line that is not a record is counted.
+  void read(std::string_view line, RecordSet& into);
+
+ private:
+  RecordLine line_;
+};
 
 // The most gpulab reads of one process's record file: far above what the injection writes (a
 // launch is recorded one by one only when it is profiled or among its function's first

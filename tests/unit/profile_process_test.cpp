@@ -25,6 +25,7 @@
 #include "reports/launch_tally.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
+#include "unit/sanitized.hpp"
 #include "unit/shell_command.hpp"
 #include "unit/temp_folder.hpp"
 
@@ -241,18 +242,6 @@ int run_measured(const std::string& command, long& peak_kib) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 // A program of 1.5 million launches of three functions leaves each function's first 256 launches
 // recorded and the rest tallied (reports/launch_tally.hpp): its records and gpulab's memory stay
 // bounded, and the report still counts and times every launch.
@@ -274,7 +263,7 @@ TEST(ProfileProcess, AMillionLaunchesLeaveBoundedRecordsAndMemory) {
   std::cout << "1.5 million launches: " << record_bytes << " bytes of records, peak " << peak_kib
             << " KiB\n";
   // AddressSanitizer's shadow and quarantine make the figure its own, not gpulab's.
-  if (!kSanitized) EXPECT_LT(peak_kib, 200 * 1024) << "KiB at the peak";
+  if (!test::kSanitized) EXPECT_LT(peak_kib, 200 * 1024) << "KiB at the peak";
 
   const report::Report r = report::load_report(json);
   ASSERT_EQ(r.variants.size(), 3u);
