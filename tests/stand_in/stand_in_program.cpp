@@ -3,10 +3,15 @@
 // two launches of one kernel, as the library writes them, and then does what a test asks:
 //
 //   gpulab_stand_in [--ignore-int] [--ready FILE] [--sleep SECONDS] [--subfolder] [--odd-files]
-//                   [--launches N [--functions K] [--record-bytes FILE]]
+//                   [--launches N [--functions K] [--counters-from REPORT] [--record-bytes FILE]]
 //
 //   --launches N   instead, N launches spread over K functions (default 3), each with its kernel
 //                  time, recorded or tallied as the injection does (reports/launch_tally.hpp)
+//   --counters-from REPORT  the launches are those of the report's kernels, in turn (K is their
+//                  number): their functions, shapes, attributes and durations; the launches
+//                  that gpulab's options profile (--launch-skip, --launch-count) get the
+//                  kernel's counters of the configured metrics, as kernel replay records them.
+//                  Reports at the scale of a job, from counters a GPU measured
 //   --record-bytes FILE  then write the size of its record file into FILE
 //   --ignore-int   ignore SIGINT (a program that outlives Ctrl-C)
 //   --ready FILE   once the records are written, write this process's pid into FILE
@@ -23,9 +28,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "reports/launch_tally.hpp"
 #include "reports/profile_records.hpp"
+#include "reports/report.hpp"
+#include "reports/report_json.hpp"
 
 namespace {
 
@@ -48,26 +56,70 @@ std::string records(std::int64_t pid) {
          to_line(RecordedKernelTime{pid, 2, 5000, 6000, 7});
 }
 
-// N launches over `functions` functions, round robin, each 1 us long, then the tallies and the
-// end: what the injection writes for a program that launches them and returns from main.
-void write_launches(std::ofstream& out, std::int64_t pid, std::int64_t n, int functions) {
+// The launches the stand-in makes, in turn: from a report's kernels, or made up.
+struct LaunchSource {
+  std::vector<Kernel> kernels;  // empty: `functions` made-up functions, 1 us each
+  int functions = 3;
+
+  int count() const { return kernels.empty() ? functions : static_cast<int>(kernels.size()); }
+};
+
+RecordedLaunch launch_of(const LaunchSource& source, std::int64_t pid, std::int64_t i) {
+  RecordedLaunch launch;
+  launch.pid = pid;
+  launch.index = i;
+  launch.correlation_id = static_cast<std::uint32_t>(i + 1);
+  launch.matched = true;
+  if (source.kernels.empty()) {
+    launch.mangled_name = "_Z7kernel" + std::to_string(i % source.functions) + "Pf";
+    launch.grid[0] = launch.block[0] = 128;
+    launch.grid[1] = launch.grid[2] = launch.block[1] = launch.block[2] = 1;
+    return launch;
+  }
+  const Kernel& k = source.kernels[i % source.kernels.size()];
+  launch.mangled_name = k.mangled_name.empty() ? k.name : k.mangled_name;
+  launch.attributes = k.attributes;
+  launch.grid[0] = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, k.attributes.grid_blocks));
+  launch.grid[1] = launch.grid[2] = launch.block[1] = launch.block[2] = 1;
+  launch.block[0] = static_cast<std::uint32_t>(std::max(1, k.attributes.block_threads));
+  launch.dynamic_shared_bytes = static_cast<std::uint32_t>(k.attributes.dynamic_shared_bytes);
+  return launch;
+}
+
+double seconds_of(const LaunchSource& source, std::int64_t i) {
+  if (source.kernels.empty()) return 1e-6;
+  const auto& m = source.kernels[i % source.kernels.size()].metrics;
+  const auto it = m.find("gpu__time_duration.sum");
+  return it != m.end() && it->second > 0 ? it->second * 1e-9 : 1e-6;
+}
+
+// N launches from `source`, round robin, then the tallies and the end: what the injection writes
+// for a program that launches them and returns from main.
+void write_launches(std::ofstream& out, std::int64_t pid, std::int64_t n,
+                    const LaunchSource& source, const InjectionConfig& config) {
   LaunchTally tally;
   out << to_line(
       RecordedProcess{pid, static_cast<std::int64_t>(::getppid()), "counters", 130001, "", ""});
+  std::uint64_t clock_ns = 0;
   for (std::int64_t i = 0; i < n; ++i) {
-    RecordedLaunch launch;
-    launch.pid = pid;
-    launch.index = i;
-    launch.correlation_id = static_cast<std::uint32_t>(i + 1);
-    launch.mangled_name = "_Z7kernel" + std::to_string(i % functions) + "Pf";
-    launch.grid[0] = launch.block[0] = 128;
-    launch.grid[1] = launch.grid[2] = launch.block[1] = launch.block[2] = 1;
-    launch.matched = true;
-    if (tally.record_in_full(launch.mangled_name, true, false, launch.correlation_id))
+    RecordedLaunch launch = launch_of(source, pid, i);
+    const bool profiled =
+        !source.kernels.empty() && config.replay != ReplayMode::none && i >= config.launch_skip &&
+        (config.launch_count == 0 || i < config.launch_skip + config.launch_count);
+    if (profiled) {
+      const auto& measured = source.kernels[i % source.kernels.size()].metrics;
+      launch.profiled = true;
+      launch.passes = 1;
+      for (const auto& name : config.metrics)
+        if (auto it = measured.find(name); it != measured.end()) launch.metrics[name] = it->second;
+    }
+    if (tally.record_in_full(launch.mangled_name, true, profiled, launch.correlation_id))
       out << to_line(launch);
-    const std::uint64_t start = 1000 * static_cast<std::uint64_t>(i + 1);
-    if (tally.kernel_time(launch.correlation_id, launch.mangled_name, 1e-6))
-      out << to_line(RecordedKernelTime{pid, launch.correlation_id, start, start + 1000, 7});
+    const double seconds = seconds_of(source, i);
+    const std::uint64_t start = clock_ns + 1000;
+    clock_ns = start + static_cast<std::uint64_t>(seconds * 1e9);
+    if (tally.kernel_time(launch.correlation_id, launch.mangled_name, seconds))
+      out << to_line(RecordedKernelTime{pid, launch.correlation_id, start, clock_ns, 7});
     if (tally.due()) out << tally.take_lines(pid);
   }
   out << tally.take_lines(pid) << end_line(pid);
@@ -80,7 +132,7 @@ int main(int argc, char** argv) {
   double sleep_seconds = 0;
   std::string record_bytes;
   std::int64_t launches = 0;
-  int functions = 3;
+  LaunchSource source;
   bool subfolder = false, odd_files = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -97,7 +149,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--launches" && i + 1 < argc) {
       launches = std::atoll(argv[++i]);
     } else if (arg == "--functions" && i + 1 < argc) {
-      functions = std::max(1, std::atoi(argv[++i]));
+      source.functions = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--counters-from" && i + 1 < argc) {
+      for (auto& v : load_report(argv[++i]).variants)
+        for (auto& k : v.kernels) source.kernels.push_back(std::move(k));
+      if (source.kernels.empty()) return 2;
     } else if (arg == "--record-bytes" && i + 1 < argc) {
       record_bytes = argv[++i];
     } else {
@@ -106,11 +162,12 @@ int main(int argc, char** argv) {
   }
   const std::int64_t pid = ::getpid();
   if (const char* config = std::getenv(kInjectionConfigVariable)) {
-    const std::string dir = injection_config_from_json(config).output_dir;
+    const InjectionConfig settings = injection_config_from_json(config);
+    const std::string dir = settings.output_dir;
     const std::string file = dir + "/" + std::to_string(pid) + ".jsonl";
     if (launches > 0) {
       std::ofstream out(file);
-      write_launches(out, pid, launches, functions);
+      write_launches(out, pid, launches, source, settings);
     } else {
       std::ofstream(file) << records(pid);
     }
