@@ -101,7 +101,7 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
 
 void print_diagnosis(const report::Report& report, OutputFormat format, Io& io, bool all_findings) {
   if (format == OutputFormat::json) {
-    io.out << report::to_json(report).dump(2) << "\n";
+    io.out << report::report_file_text(report);
   } else if (format == OutputFormat::csv) {
     io.out << report::findings_csv(report);
   } else {

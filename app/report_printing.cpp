@@ -29,7 +29,7 @@ report::Style text_style(OutputFormat format, const Io& io, bool all_findings) {
 
 void print_report(const report::Report& report, OutputFormat format, Io& io, bool all_findings) {
   if (format == OutputFormat::json) {
-    io.out << report::to_json(report).dump(2) << "\n";
+    io.out << report::report_file_text(report);
   } else if (format == OutputFormat::csv) {
     io.out << report::report_csv(report);
   } else {

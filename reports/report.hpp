@@ -19,11 +19,12 @@
 
 namespace gpulab::report {
 
-inline constexpr const char* kSchema = "gpulab.report/3";
-// Reports of schema 1 (no profiled programs yet) and 2 (no kernel sources yet) are read as they
-// are.
+inline constexpr const char* kSchema = "gpulab.report/4";
+// Reports of schema 1 (no profiled programs yet), 2 (no kernel sources yet) and 3 (a program's
+// launches one object each, not columns) are read as they are.
 inline constexpr const char* kSchemaV1 = "gpulab.report/1";
 inline constexpr const char* kSchemaV2 = "gpulab.report/2";
+inline constexpr const char* kSchemaV3 = "gpulab.report/3";
 
 struct ToolInfo {
   std::string name = "gpulab";

@@ -9,9 +9,9 @@
 #include "reports/base/output_file.hpp"
 #include "reports/diagnosis_json.hpp"
 #include "reports/json_reader.hpp"
+#include "reports/kernel_json.hpp"
 #include "reports/principal.hpp"
 #include "reports/report.hpp"
-#include "reports/source_json.hpp"
 #include "reports/timeline_json.hpp"
 
 namespace gpulab::report {
@@ -33,71 +33,53 @@ json principal_json(const Principal& p) {
   return {{"finding", p.finding}, {"where", p.where}, {"share", p.share}};
 }
 
-json variant_json(const Variant& v) {
+json variant_json(const Variant& v, bool as_columns) {
   json kernels = json::array();
-  for (const auto& k : v.kernels) {
-    const auto& a = k.attributes;
-    kernels.push_back({{"name", k.name},
-                       {"launch_index", k.launch_index},
-                       {"attributes",
-                        {{"registers_per_thread", a.registers_per_thread},
-                         {"local_bytes_per_thread", a.local_bytes_per_thread},
-                         {"static_shared_bytes", a.static_shared_bytes},
-                         {"dynamic_shared_bytes", a.dynamic_shared_bytes},
-                         {"block_threads", a.block_threads},
-                         {"grid_blocks", a.grid_blocks},
-                         {"max_active_blocks_per_sm", a.max_active_blocks_per_sm},
-                         {"theoretical_occupancy", a.theoretical_occupancy}}},
-                       {"metrics", finite_map(k.metrics)},
-                       {"derived", finite_map(k.derived)}});
-    auto& attributes = kernels.back()["attributes"];
-    if (a.spill_store_bytes) attributes["spill_store_bytes"] = *a.spill_store_bytes;
-    if (a.spill_load_bytes) attributes["spill_load_bytes"] = *a.spill_load_bytes;
-    if (a.stack_frame_bytes) attributes["stack_frame_bytes"] = *a.stack_frame_bytes;
-    // Absent, not empty, where the function is unknown (reports older than the field).
-    if (!k.function.empty()) kernels.back()["function"] = k.function;
-    if (!k.mangled_name.empty()) kernels.back()["mangled_name"] = k.mangled_name;
-    if (k.diagnosis) kernels.back()["diagnosis"] = diagnosis_json(*k.diagnosis);
-    if (k.source) kernels.back()["source"] = source_json(*k.source);
-  }
+  if (!as_columns)
+    for (const auto& k : v.kernels) kernels.push_back(kernel_json(k));
   const auto& c = v.check;
   const auto& t = v.timing;
-  json out = {{"name", v.name},
-              {"role", to_string(v.role)},
-              {"description", v.description},
-              {"status", to_string(v.status)},
-              {"skip_reason", v.skip_reason},
-              {"check",
-               {{"status", to_string(c.status)},
-                {"max_abs_error", c.max_abs_error},
-                {"max_rel_error", c.max_rel_error},
-                {"tolerance_abs", c.tolerance_abs},
-                {"tolerance_rel", c.tolerance_rel},
-                {"elements", c.elements},
-                {"mismatches", c.mismatches},
-                {"message", c.message}}},
-              {"timing",
-               {{"warmup", t.warmup},
-                {"repeat", t.repeat},
-                {"cold_l2", t.cold_l2},
-                {"median", t.median},
-                {"min", t.min},
-                {"max", t.max},
-                {"mean", t.mean},
-                {"stddev", t.stddev},
-                {"samples", t.samples}}},
-              {"effective_bandwidth", v.effective_bandwidth},
-              {"roof_fraction", v.roof_fraction},
-              {"speedup", v.speedup},
-              {"counters",
-               {{"collected", v.counters.collected},
-                {"metric_set", v.counters.metric_set},
-                {"passes", v.counters.passes},
-                {"replay", v.counters.replay},
-                {"cache_control", v.counters.cache_control},
-                {"note", v.counters.note},
-                {"collection_seconds", v.counters.collection_seconds}}},
-              {"kernels", std::move(kernels)}};
+  json out = {
+      {"name", v.name},
+      {"role", to_string(v.role)},
+      {"description", v.description},
+      {"status", to_string(v.status)},
+      {"skip_reason", v.skip_reason},
+      {"check",
+       {{"status", to_string(c.status)},
+        {"max_abs_error", c.max_abs_error},
+        {"max_rel_error", c.max_rel_error},
+        {"tolerance_abs", c.tolerance_abs},
+        {"tolerance_rel", c.tolerance_rel},
+        {"elements", c.elements},
+        {"mismatches", c.mismatches},
+        {"message", c.message}}},
+      {"timing",
+       {{"warmup", t.warmup},
+        {"repeat", t.repeat},
+        {"cold_l2", t.cold_l2},
+        {"median", t.median},
+        {"min", t.min},
+        {"max", t.max},
+        {"mean", t.mean},
+        {"stddev", t.stddev},
+        {"samples", t.samples}}},
+      {"effective_bandwidth", v.effective_bandwidth},
+      {"roof_fraction", v.roof_fraction},
+      {"speedup", v.speedup},
+      {"counters",
+       {{"collected", v.counters.collected},
+        {"metric_set", v.counters.metric_set},
+        {"passes", v.counters.passes},
+        {"replay", v.counters.replay},
+        {"cache_control", v.counters.cache_control},
+        {"note", v.counters.note},
+        {"collection_seconds", v.counters.collection_seconds}}},
+  };
+  if (as_columns)
+    out["launches"] = launch_columns_json(v.kernels);
+  else
+    out["kernels"] = std::move(kernels);
   if (v.work) out["work"] = work_json(*v.work);
   if (v.timeline) out["timeline"] = timeline_json(*v.timeline);
   if (has_diagnosis(v)) out["principal"] = principal_json(variant_principal(v));
@@ -190,38 +172,6 @@ DeviceInfo read_device(const Reader& r) {
   return d;
 }
 
-
-Kernel read_kernel(const Reader& r) {
-  Kernel k;
-  k.name = r.str("name");
-  k.function = r.str_or("function", "");
-  k.mangled_name = r.str_or("mangled_name", "");
-  k.launch_index = static_cast<int>(r.integer_or("launch_index", 0));
-  if (r.has("attributes")) {
-    const auto a = r.at("attributes");
-    auto& s = k.attributes;
-    s.registers_per_thread = static_cast<int>(a.whole_amount_or("registers_per_thread", 0));
-    s.local_bytes_per_thread =
-        static_cast<std::uint64_t>(a.whole_amount_or("local_bytes_per_thread", 0));
-    s.static_shared_bytes = static_cast<std::uint64_t>(a.whole_amount_or("static_shared_bytes", 0));
-    s.dynamic_shared_bytes =
-        static_cast<std::uint64_t>(a.whole_amount_or("dynamic_shared_bytes", 0));
-    s.block_threads = static_cast<int>(a.whole_amount_or("block_threads", 0));
-    s.grid_blocks = static_cast<std::uint64_t>(a.whole_amount_or("grid_blocks", 0));
-    s.max_active_blocks_per_sm = static_cast<int>(a.integer_or("max_active_blocks_per_sm", 0));
-    s.theoretical_occupancy = a.num_or("theoretical_occupancy", 0);
-    for (auto [key, field] : {std::pair{"spill_store_bytes", &StaticAttributes::spill_store_bytes},
-                              std::pair{"spill_load_bytes", &StaticAttributes::spill_load_bytes},
-                              std::pair{"stack_frame_bytes", &StaticAttributes::stack_frame_bytes}})
-      if (a.has(key)) s.*field = static_cast<int>(a.integer(key));
-  }
-  k.metrics = r.number_map_or_empty("metrics");
-  k.derived = r.number_map_or_empty("derived");
-  if (r.has("diagnosis")) k.diagnosis = read_diagnosis(r.at("diagnosis"));
-  if (r.has("source")) k.source = read_source(r.at("source"));
-  return k;
-}
-
 Variant read_variant(const Reader& r) {
   Variant v;
   v.name = r.str("name");
@@ -269,9 +219,13 @@ Variant read_variant(const Reader& r) {
     v.counters.note = k.str_or("note", "");
     v.counters.collection_seconds = k.num_or("collection_seconds", 0);
   }
+  if (r.has("kernels") && r.has("launches"))
+    Reader::fail(r.where() + ".launches",
+                 "a variant's kernels are one object each or columns, not both");
   if (r.has("kernels")) r.each("kernels", [&](const Reader& k) {
     v.kernels.push_back(read_kernel(k));
   });
+  if (r.has("launches")) v.kernels = read_launch_columns(r.at("launches"));
   if (r.has("timeline")) v.timeline = read_timeline(r.at("timeline"));
   if (r.has("totals")) {
     const auto t = r.at("totals");
@@ -348,8 +302,10 @@ nlohmann::json to_json(const DeviceInfo& d) {
 
 nlohmann::json to_json(const Report& report) {
   json variants = json::array();
-  for (const auto& v : report.variants) variants.push_back(variant_json(v));
-  json out = {{"schema", report.schema},
+  // A program's functions as columns over their launches: a job's thousands of launches.
+  for (const auto& v : report.variants)
+    variants.push_back(variant_json(v, report.program.has_value()));
+  json out = {{"schema", kSchema},
               {"tool",
                {{"name", report.tool.name},
                 {"version", report.tool.version},
@@ -379,9 +335,11 @@ Report from_json(const nlohmann::json& doc) {
   Report report;
   if (!root.has("schema")) Reader::fail("schema", "missing (not a gpulab report?)");
   report.schema = root.str("schema");
-  if (report.schema != kSchema && report.schema != kSchemaV2 && report.schema != kSchemaV1) {
+  if (report.schema != kSchema && report.schema != kSchemaV3 && report.schema != kSchemaV2 &&
+      report.schema != kSchemaV1) {
     Reader::fail("schema", "'" + report.schema + "' is not supported (this gpulab reads " +
-                               std::string(kSchema) + ", " + kSchemaV2 + " and " + kSchemaV1 + ")");
+                               std::string(kSchema) + ", " + kSchemaV3 + ", " + kSchemaV2 +
+                               " and " + kSchemaV1 + ")");
   }
   if (root.has("tool")) {
     const auto t = root.at("tool");
@@ -445,7 +403,11 @@ Report load_report(const std::string& path) {
   }
 }
 
-std::string report_file_text(const Report& report) { return to_json(report).dump(2) + "\n"; }
+std::string report_file_text(const Report& report) {
+  // A program's report is written on one line: a job's columns of numbers, indented, would
+  // take one line each.
+  return to_json(report).dump(report.program ? -1 : 2) + "\n";
+}
 
 void save_report(const std::string& path, const Report& report) {
   write_output(path, report_file_text(report), std::cout);

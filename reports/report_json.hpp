@@ -22,7 +22,8 @@ Report from_json(const nlohmann::json& json);
 // of range and files over 64 MiB (kMaxInputBytes), all as UsageError (exit 2).
 Report load_report(const std::string& path);
 
-// The text of a report file: to_json with a 2-space indent and a final newline.
+// The text of a report file: to_json with a 2-space indent (a program's report: on one line) and a
+// final newline.
 std::string report_file_text(const Report& report);
 
 // Writes report_file_text to `path` through write_output (reports/base/output_file.hpp); "-" is the

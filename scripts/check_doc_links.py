@@ -28,8 +28,9 @@ def slug(heading):
     return text.replace(" ", "-")
 
 
-def lines_outside_code(path):
-    """(line number, text) of the lines outside fenced code blocks, code spans blanked."""
+def lines_outside_code(path, blank_code_spans=True):
+    """(line number, text) of the lines outside fenced code blocks, code spans blanked (a
+    heading's are kept: its anchor holds their text)."""
     fence = None
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -41,14 +42,14 @@ def lines_outside_code(path):
             if stripped.startswith("```") or stripped.startswith("~~~"):
                 fence = stripped[:3]
                 continue
-            yield number, re.sub(r"`[^`]*`", "", line)
+            yield number, re.sub(r"`[^`]*`", "", line) if blank_code_spans else line
 
 
 def anchors(path, cache={}):
     """The anchors of a Markdown file's headings (a repeated heading's get -1, -2, ...)."""
     if path not in cache:
         counts, found = {}, set()
-        for _, line in lines_outside_code(path):
+        for _, line in lines_outside_code(path, blank_code_spans=False):
             m = re.match(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
             if not m:
                 continue

@@ -39,7 +39,7 @@ for scale in $scales; do
   row="| $launches | $profiled"
   timing=$(measure "$gpulab" profile --metrics basic --launch-count "$profiled" --diagnose \
       --json "$report" -- "$stand_in" --launches "$launches" --counters-from "$counters")
-  size=$(( $(stat -c %s "$report" 2>/dev/null || echo 0) / 1000000 ))
+  size=$(awk -v b="$(stat -c %s "$report" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b / 1e6 }')
   echo "$row | $size MB | profile --diagnose --json $timing"
   echo "$row | $size MB | diagnose --report $(measure "$gpulab" diagnose --report "$report")"
   echo "$row | $size MB | compare A A $(measure "$gpulab" compare "$report" "$report")"

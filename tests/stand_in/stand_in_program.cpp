@@ -10,8 +10,10 @@
 //   --counters-from REPORT  the launches are those of the report's kernels, in turn (K is their
 //                  number): their functions, shapes, attributes and durations; the launches
 //                  that gpulab's options profile (--launch-skip, --launch-count) get the
-//                  kernel's counters of the configured metrics, as kernel replay records them.
-//                  Reports at the scale of a job, from counters a GPU measured
+//                  kernel's counters of the configured metrics, as kernel replay records them,
+//                  each counter and duration within 5% of the kernel's (a factor drawn per
+//                  launch from a fixed seed), as repeated launches' counters vary. Reports at
+//                  the scale of a job, from counters a GPU measured
 //   --record-bytes FILE  then write the size of its record file into FILE
 //   --ignore-int   ignore SIGINT (a program that outlives Ctrl-C)
 //   --ready FILE   once the records are written, write this process's pid into FILE
@@ -27,6 +29,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -86,11 +89,16 @@ RecordedLaunch launch_of(const LaunchSource& source, std::int64_t pid, std::int6
   return launch;
 }
 
-double seconds_of(const LaunchSource& source, std::int64_t i) {
+// A factor in [0.95, 1.05], the same for the same launch and counter in every run.
+double jitter(std::mt19937_64& random) {
+  return 0.95 + 0.1 * std::uniform_real_distribution<double>(0, 1)(random);
+}
+
+double seconds_of(const LaunchSource& source, std::int64_t i, std::mt19937_64& random) {
   if (source.kernels.empty()) return 1e-6;
   const auto& m = source.kernels[i % source.kernels.size()].metrics;
   const auto it = m.find("gpu__time_duration.sum");
-  return it != m.end() && it->second > 0 ? it->second * 1e-9 : 1e-6;
+  return it != m.end() && it->second > 0 ? it->second * 1e-9 * jitter(random) : 1e-6;
 }
 
 // N launches from `source`, round robin, then the tallies and the end: what the injection writes
@@ -101,6 +109,7 @@ void write_launches(std::ofstream& out, std::int64_t pid, std::int64_t n,
   out << to_line(
       RecordedProcess{pid, static_cast<std::int64_t>(::getppid()), "counters", 130001, "", ""});
   std::uint64_t clock_ns = 0;
+  std::mt19937_64 random(20261207);
   for (std::int64_t i = 0; i < n; ++i) {
     RecordedLaunch launch = launch_of(source, pid, i);
     const bool profiled =
@@ -111,11 +120,12 @@ void write_launches(std::ofstream& out, std::int64_t pid, std::int64_t n,
       launch.profiled = true;
       launch.passes = 1;
       for (const auto& name : config.metrics)
-        if (auto it = measured.find(name); it != measured.end()) launch.metrics[name] = it->second;
+        if (auto it = measured.find(name); it != measured.end())
+          launch.metrics[name] = it->second * jitter(random);
     }
     if (tally.record_in_full(launch.mangled_name, true, profiled, launch.correlation_id))
       out << to_line(launch);
-    const double seconds = seconds_of(source, i);
+    const double seconds = seconds_of(source, i, random);
     const std::uint64_t start = clock_ns + 1000;
     clock_ns = start + static_cast<std::uint64_t>(seconds * 1e9);
     if (tally.kernel_time(launch.correlation_id, launch.mangled_name, seconds))

@@ -45,8 +45,12 @@ TEST(TransposeFixture, IsACompleteH200Report) {
   }
 }
 
+// Written again, a report recorded in an earlier schema is the same report in this one: a lab's
+// kernels kept their form.
 TEST(TransposeFixture, RoundTripsThroughJson) {
-  const auto original = nlohmann::json::parse(read_file(kTranspose));
+  auto original = nlohmann::json::parse(read_file(kTranspose));
+  ASSERT_NE(original.at("schema"), kSchema);
+  original["schema"] = kSchema;
   EXPECT_EQ(to_json(from_json(original)), original);
 }
 

@@ -1,0 +1,236 @@
+#include "reports/kernel_json.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "reports/diagnosis_json.hpp"
+#include "reports/source_json.hpp"
+
+namespace gpulab::report {
+namespace {
+
+using nlohmann::json;
+
+// A launch's own fields: all but its diagnosis and its source, which the columns store apart.
+json kernel_fields_json(const Kernel& k) {
+  const auto& a = k.attributes;
+  json out = {{"name", k.name},
+              {"launch_index", k.launch_index},
+              {"attributes",
+               {{"registers_per_thread", a.registers_per_thread},
+                {"local_bytes_per_thread", a.local_bytes_per_thread},
+                {"static_shared_bytes", a.static_shared_bytes},
+                {"dynamic_shared_bytes", a.dynamic_shared_bytes},
+                {"block_threads", a.block_threads},
+                {"grid_blocks", a.grid_blocks},
+                {"max_active_blocks_per_sm", a.max_active_blocks_per_sm},
+                {"theoretical_occupancy", a.theoretical_occupancy}}},
+              {"metrics", finite_map(k.metrics)},
+              {"derived", finite_map(k.derived)}};
+  auto& attributes = out["attributes"];
+  if (a.spill_store_bytes) attributes["spill_store_bytes"] = *a.spill_store_bytes;
+  if (a.spill_load_bytes) attributes["spill_load_bytes"] = *a.spill_load_bytes;
+  if (a.stack_frame_bytes) attributes["stack_frame_bytes"] = *a.stack_frame_bytes;
+  // Absent, not empty, where the function is unknown (reports older than the field).
+  if (!k.function.empty()) out["function"] = k.function;
+  if (!k.mangled_name.empty()) out["mangled_name"] = k.mangled_name;
+  return out;
+}
+
+// One field over every launch: its value where all launches have the same, else an array of
+// each launch's (null where a launch has none).
+json column(const std::vector<const json*>& values) {
+  bool shared = values[0] != nullptr;
+  for (const json* v : values) shared = shared && v && *v == *values[0];
+  if (shared) return *values[0];
+  json out = json::array();
+  for (const json* v : values) out.push_back(v ? *v : json());
+  return out;
+}
+
+// The columns of the rows' fields under `key` (one level into the rows' objects).
+json columns_of(const std::vector<json>& rows, const std::string& key) {
+  std::set<std::string> names;
+  for (const auto& row : rows)
+    for (auto it = row.at(key).begin(); it != row.at(key).end(); ++it) names.insert(it.key());
+  json out = json::object();
+  std::vector<const json*> values(rows.size());
+  for (const auto& name : names) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const json& object = rows[i].at(key);
+      const auto it = object.find(name);
+      values[i] = it == object.end() ? nullptr : &*it;
+    }
+    out[name] = column(values);
+  }
+  return out;
+}
+
+// What two launches' diagnoses must share for one to stand for the other.
+std::string outcome_key(const Diagnosis& d) {
+  std::string key = d.verdict + '\n' + std::to_string(d.caveats.size()) + '\n';
+  for (const auto& step : d.path) {
+    key += step.node + '\t' + step.answer + '\t' + step.finding;
+    for (const auto& m : step.missing) key += '\t' + m;
+    key += '\n';
+  }
+  for (const auto& f : d.findings) key += f.id + '\t';
+  return key;
+}
+
+// Each launch's field `name` from a column: the shared value, or the launch's element.
+const json* launch_value(const Reader& column, std::size_t launch, std::size_t count) {
+  const json& node = column.node();
+  if (!node.is_array()) return &node;
+  if (node.size() != count)
+    Reader::fail(column.where(),
+                 "expected one value for each of the " + std::to_string(count) + " launches");
+  return node[launch].is_null() ? nullptr : &node[launch];
+}
+
+}  // namespace
+
+json kernel_json(const Kernel& k) {
+  json out = kernel_fields_json(k);
+  if (k.diagnosis) out["diagnosis"] = diagnosis_json(*k.diagnosis);
+  if (k.source) out["source"] = source_json(*k.source);
+  return out;
+}
+
+Kernel read_kernel(const Reader& r) {
+  Kernel k;
+  k.name = r.str("name");
+  k.function = r.str_or("function", "");
+  k.mangled_name = r.str_or("mangled_name", "");
+  k.launch_index = static_cast<int>(r.integer_or("launch_index", 0));
+  if (r.has("attributes")) {
+    const auto a = r.at("attributes");
+    auto& s = k.attributes;
+    s.registers_per_thread = static_cast<int>(a.whole_amount_or("registers_per_thread", 0));
+    s.local_bytes_per_thread =
+        static_cast<std::uint64_t>(a.whole_amount_or("local_bytes_per_thread", 0));
+    s.static_shared_bytes = static_cast<std::uint64_t>(a.whole_amount_or("static_shared_bytes", 0));
+    s.dynamic_shared_bytes =
+        static_cast<std::uint64_t>(a.whole_amount_or("dynamic_shared_bytes", 0));
+    s.block_threads = static_cast<int>(a.whole_amount_or("block_threads", 0));
+    s.grid_blocks = static_cast<std::uint64_t>(a.whole_amount_or("grid_blocks", 0));
+    s.max_active_blocks_per_sm = static_cast<int>(a.integer_or("max_active_blocks_per_sm", 0));
+    s.theoretical_occupancy = a.num_or("theoretical_occupancy", 0);
+    for (auto [key, field] : {std::pair{"spill_store_bytes", &StaticAttributes::spill_store_bytes},
+                              std::pair{"spill_load_bytes", &StaticAttributes::spill_load_bytes},
+                              std::pair{"stack_frame_bytes", &StaticAttributes::stack_frame_bytes}})
+      if (a.has(key)) s.*field = static_cast<int>(a.integer(key));
+  }
+  k.metrics = r.number_map_or_empty("metrics");
+  k.derived = r.number_map_or_empty("derived");
+  if (r.has("diagnosis")) k.diagnosis = read_diagnosis(r.at("diagnosis"));
+  if (r.has("source")) k.source = read_source(r.at("source"));
+  return k;
+}
+
+bool same_outcome(const Diagnosis& a, const Diagnosis& b) {
+  return outcome_key(a) == outcome_key(b);
+}
+
+json launch_columns_json(const std::vector<Kernel>& kernels) {
+  json out = {{"count", kernels.size()}};
+  if (kernels.empty()) return out;
+  std::vector<json> rows;
+  rows.reserve(kernels.size());
+  for (const auto& k : kernels) rows.push_back(kernel_fields_json(k));
+  std::vector<const json*> values(rows.size());
+  for (auto it = rows[0].begin(); it != rows[0].end(); ++it) {
+    if (it->is_object()) {
+      out[it.key()] = columns_of(rows, it.key());
+      continue;
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto field = rows[i].find(it.key());
+      values[i] = field == rows[i].end() ? nullptr : &*field;
+    }
+    out[it.key()] = column(values);
+  }
+  // Fields the first launch lacks (a function name another launch knows): the same columns.
+  for (const auto& row : rows)
+    for (auto it = row.begin(); it != row.end(); ++it)
+      if (!out.contains(it.key())) {
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          const auto field = rows[i].find(it.key());
+          values[i] = field == rows[i].end() ? nullptr : &*field;
+        }
+        out[it.key()] = column(values);
+      }
+
+  json diagnoses = json::array(), diagnosis_of = json::array(), sources = json::array();
+  std::map<std::string, std::size_t> stored;  // outcome -> its index in `diagnoses`
+  bool any_source = false;
+  for (const auto& k : kernels) {
+    any_source = any_source || k.source;
+    sources.push_back(k.source ? source_json(*k.source) : json());
+    if (!k.diagnosis) {
+      diagnosis_of.push_back(nullptr);
+      continue;
+    }
+    const auto [at, added] = stored.emplace(outcome_key(*k.diagnosis), diagnoses.size());
+    if (added) diagnoses.push_back(diagnosis_json(*k.diagnosis));
+    diagnosis_of.push_back(at->second);
+  }
+  out["diagnoses"] = std::move(diagnoses);
+  out["diagnosis_of"] = std::move(diagnosis_of);
+  if (any_source) out["sources"] = std::move(sources);
+  return out;
+}
+
+std::vector<Kernel> read_launch_columns(const Reader& r) {
+  r.at("count");  // required
+  const auto count = static_cast<std::size_t>(r.whole_amount_or("count", 0));
+  std::vector<Kernel> kernels;
+  if (count == 0) return kernels;
+  // Every launch has an element here: the count is bounded by the input's own size.
+  const auto of = r.at("diagnosis_of");
+  if (!of.node().is_array() || of.node().size() != count)
+    Reader::fail(of.where(),
+                 "expected one entry for each of the " + std::to_string(count) + " launches");
+  std::vector<Diagnosis> diagnoses;
+  if (r.has("diagnoses"))
+    r.each("diagnoses", [&](const Reader& d) { diagnoses.push_back(read_diagnosis(d)); });
+
+  static const std::set<std::string> apart = {"count", "diagnoses", "diagnosis_of", "sources"};
+  kernels.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    json row = json::object();
+    for (auto it = r.node().begin(); it != r.node().end(); ++it) {
+      if (apart.count(it.key())) continue;
+      const auto field = r.at(it.key());
+      if (!it->is_object()) {
+        if (const json* v = launch_value(field, i, count)) row[it.key()] = *v;
+        continue;
+      }
+      json& object = row[it.key()] = json::object();
+      for (auto sub = it->begin(); sub != it->end(); ++sub)
+        if (const json* v = launch_value(field.at(sub.key()), i, count)) object[sub.key()] = *v;
+    }
+    const std::string where = r.where() + "[" + std::to_string(i) + "]";
+    Kernel& k = kernels.emplace_back(read_kernel(Reader(row, where)));
+    const auto index = of.node()[i];
+    if (!index.is_null()) {
+      const Reader at(index, of.where() + "[" + std::to_string(i) + "]");
+      const std::int64_t n = at.as_integer();
+      if (n < 0 || static_cast<std::size_t>(n) >= diagnoses.size())
+        Reader::fail(at.where(), "names no stored diagnosis");
+      k.diagnosis = diagnoses[static_cast<std::size_t>(n)];
+    }
+  }
+  if (r.has("sources")) {
+    std::size_t i = 0;
+    r.each("sources", [&](const Reader& s) {
+      if (i >= count) Reader::fail(s.where(), "more sources than launches");
+      if (!s.node().is_null()) kernels[i].source = read_source(s);
+      ++i;
+    });
+  }
+  return kernels;
+}
+
+}  // namespace gpulab::report
