@@ -409,6 +409,82 @@ std::string kernel_html(const Kernel& k, std::size_t launches, const SourceText&
   return out;
 }
 
+// A profiled program's function may have thousands of profiled launches: up to this many are each
+// shown, and beyond, the function's longest diagnosed launch, the launches whose principal
+// finding differs from it (the outliers, the first kOutliersShown of them), its longest launches
+// in a table and the rest counted by principal finding. A page of 10,000 launches each shown
+// took 60 MB; so, 0.24 MB.
+constexpr std::size_t kLaunchesShownEach = 8;
+constexpr std::size_t kOutliersShown = 3;
+constexpr std::size_t kLongestShown = 10;
+
+std::string principal_of(const Kernel& k) {
+  if (!k.diagnosis) return "not diagnosed";
+  return k.diagnosis->findings.empty() ? "none" : k.diagnosis->findings.front().id;
+}
+
+std::optional<double> duration_of(const Kernel& k) {
+  const auto it = k.metrics.find(metrics::name::duration);
+  if (it == k.metrics.end()) return std::nullopt;
+  return it->second * 1e-9;  // ns
+}
+
+std::string longest_launches_html(const Variant& v) {
+  std::vector<const Kernel*> timed;
+  for (const auto& k : v.kernels)
+    if (duration_of(k)) timed.push_back(&k);
+  const std::size_t shown = std::min(kLongestShown, timed.size());
+  if (shown == 0) return "";
+  std::partial_sort(
+      timed.begin(), timed.begin() + shown, timed.end(),
+      [](const Kernel* a, const Kernel* b) { return *duration_of(*a) > *duration_of(*b); });
+  std::string out = fmt::format(
+      "<table class=\"launches\">\n<caption>The {} longest of {} profiled launches</caption>\n"
+      "<tr><th class=\"num\">launch</th><th class=\"num\">duration</th><th class=\"num\">grid</th>"
+      "<th>principal finding</th></tr>\n",
+      shown, v.kernels.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Kernel& k = *timed[i];
+    out += fmt::format(
+        "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td><code>{}</code></td></tr>\n",
+        k.launch_index, units::seconds(*duration_of(k)), k.attributes.grid_blocks,
+        esc(principal_of(k)));
+  }
+  return out + "</table>\n";
+}
+
+std::string many_launches_html(const Variant& v, const SourceText& text_of) {
+  std::string out;
+  for (const auto& launches : diagnosed_functions(v)) {
+    const Kernel& first = *launches.front();
+    out += kernel_html(first, 1, text_of);
+    std::map<std::string, int> principals;
+    std::vector<const Kernel*> outliers;
+    for (std::size_t i = 1; i < launches.size(); ++i) {
+      const std::string principal = principal_of(*launches[i]);
+      ++principals[principal];
+      if (principal != principal_of(first) && outliers.size() < kOutliersShown)
+        outliers.push_back(launches[i]);
+    }
+    std::string counts;
+    for (const auto& [id, n] : principals)
+      counts += fmt::format("{}<code>{}</code> ×{}", counts.empty() ? "" : ", ", esc(id), n);
+    if (launches.size() > 1)
+      out += fmt::format(
+          "<p>{} more diagnosed launches of this function, principal findings: {}</p>\n",
+          launches.size() - 1, counts);
+    for (const Kernel* k : outliers)
+      out += fmt::format("<p class=\"outlier\">An outlier, launch {}:</p>\n", k->launch_index) +
+             kernel_html(*k, 1, text_of);
+  }
+  const auto undiagnosed = std::count_if(v.kernels.begin(), v.kernels.end(),
+                                         [](const Kernel& k) { return !k.diagnosis; });
+  if (undiagnosed > 0)
+    out += fmt::format("<p>{} profiled launches not diagnosed.</p>\n", undiagnosed);
+  return out + longest_launches_html(v);
+}
+
 // One row per stream (and one for migrations), time along x.
 std::string gantt(const Timeline& t, const std::string& variant) {
   if (t.activities.empty()) return "";
@@ -486,6 +562,10 @@ std::string report_section(const Report& r, const SourceText& text_of) {
     if (!v.counters.collected && !v.counters.note.empty())
       out += fmt::format("<p>counters: {}</p>\n", esc(v.counters.note));
     if (v.timeline) out += timeline_html(*v.timeline, v.name);
+    if (v.totals && v.kernels.size() > kLaunchesShownEach) {
+      out += many_launches_html(v, text_of) + "</details>\n";
+      continue;
+    }
     // Repeated launches of one function without a diagnosis of their own show once, counted.
     for (std::size_t i = 0; i < v.kernels.size();) {
       std::size_t j = i + 1;

@@ -5,9 +5,11 @@ the test checks the DOM Chromium built (the sections, one roofline point per var
 a Gantt chart per traced variant, no element injected by report strings) and that a screenshot
 of the page is not blank. And the source view of a kernel with per-instruction data (the
 hand-made fixture of tests/fixtures/source): its hot line, the one labs/transpose.cu marks, and
-the finding that names it.
+the finding that names it. And, given the tests' stand-in program, the page of a job's report:
+10,000 profiled launches (`gpulab profile` of the stand-in repeating the PyTorch operators'
+counters), which must stay under 1 MB and load within a second of a lab's page.
 
-usage: html_browser_test.py GPULAB_BINARY FIXTURES_DIR
+usage: html_browser_test.py GPULAB_BINARY FIXTURES_DIR [STAND_IN]
 Exits 77 (ctest's skip code) only when no Chromium is installed.
 """
 import glob
@@ -18,6 +20,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 SKIP = 77
@@ -114,8 +117,45 @@ def source_view_problems(gpulab, exe, fixtures, tmp):
     return problems
 
 
+def job_page_problems(gpulab, stand_in, exe, fixtures, tmp):
+    """The page of a profiled job of 10,000 launches: small, quick to load, one table of the
+    longest launches per function instead of a block per launch."""
+    report, page = os.path.join(tmp, "job.json"), os.path.join(tmp, "job.html")
+    subprocess.run([gpulab, "profile", "--metrics", "basic", "--launch-count", "10000",
+                    "--diagnose", "--json", report, "--", stand_in, "--launches", "10000",
+                    "--counters-from", os.path.join(fixtures, "outside", "torch_ops.json")],
+                   check=True, capture_output=True, env={**os.environ, "TMPDIR": tmp})
+    subprocess.run([gpulab, "report", report, "-o", page], check=True, capture_output=True)
+    small = os.path.join(tmp, "transpose.html")
+
+    def load_seconds(path):
+        begin = time.monotonic()
+        dom = chromium(exe, "--dump-dom", "file://" + path)
+        return time.monotonic() - begin, dom
+
+    small_seconds, _ = load_seconds(small)
+    seconds, dom = load_seconds(page)
+    problems = []
+    size = os.path.getsize(page)
+    if size > 1_000_000:
+        problems.append(f"{size} bytes")
+    if seconds > small_seconds + 1:
+        problems.append(f"{seconds:.2f} s to load, {small_seconds:.2f} s for a lab's page")
+    with open(report) as f:
+        functions = sum(1 for v in json.load(f)["variants"]
+                        if v.get("launches", {}).get("count", 0) > 8)
+    tables = dom.count('<table class="launches">')
+    if tables != functions:
+        problems.append(f"{tables} tables of the longest launches, expected {functions}")
+    print(f"job of 10,000 launches: {size // 1024} KB page, loaded in {seconds:.2f} s "
+          f"({small_seconds:.2f} s for transpose's), {tables} tables of the longest launches: "
+          f"{'ok' if not problems else 'FAIL ' + '; '.join(problems)}")
+    return problems
+
+
 def main():
     gpulab, fixtures = sys.argv[1], sys.argv[2]
+    stand_in = sys.argv[3] if len(sys.argv) > 3 else None
     exe = browser()
     if not exe:
         print("SKIPPED: no chromium installed (apt-get install chromium)")
@@ -157,6 +197,8 @@ def main():
                 failures.append(name)
         if source_view_problems(gpulab, exe, fixtures, tmp):
             failures.append("source view")
+        if stand_in and job_page_problems(gpulab, stand_in, exe, fixtures, tmp):
+            failures.append("job")
         all_page = os.path.join(tmp, "all.html")
         subprocess.run([gpulab, "report", *reports, "-o", all_page], check=True,
                        capture_output=True)
