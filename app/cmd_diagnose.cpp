@@ -96,7 +96,7 @@ int run_diagnose(DiagnoseOptions& options, Session& session, Io& io,
   session.remember(report);
   Io text = text_io(io, {json_path});
   print_diagnosis(report, run.format, text, run.all_findings);
-  return save_outputs({{json_path, report_file(json_path, report)}}, io, exit_code_of(report));
+  return save_outputs({report_file(json_path, report)}, io, exit_code_of(report));
 }
 
 void print_diagnosis(const report::Report& report, OutputFormat format, Io& io, bool all_findings) {

@@ -195,7 +195,7 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   session.remember(report);
   Io text = text_io(io, {options.json_path});
   print_report(report, options.format, text, options.all_findings);
-  const int saved = save_outputs({{options.json_path, report_file(options.json_path, report)}}, io);
+  const int saved = save_outputs({report_file(options.json_path, report)}, io);
 
   const auto& processes = report.program->processes;
   if (!processes.empty() && std::all_of(processes.begin(), processes.end(),

@@ -51,9 +51,8 @@ int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vecto
     if (io.progress) io.err << fmt::format("gpulab: [{}/{}] {}\n", i + 1, all.size(), one.lab);
     reports.push_back(execute_lab(one, session, io, argv));
     // Saved as each lab ends: a failure later in the run keeps the labs already measured.
-    code =
-        std::max(code, save_outputs({{one.json_path, report_file(one.json_path, reports.back())}},
-                                    io, exit_code_of(reports.back())));
+    code = std::max(code, save_outputs({report_file(one.json_path, reports.back())}, io,
+                                       exit_code_of(reports.back())));
   }
   if (options.format == OutputFormat::json) {
     nlohmann::json array = nlohmann::json::array();
@@ -86,8 +85,7 @@ int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std
   const auto report = execute_lab(options, session, io, argv);
   Io text = text_io(io, {options.json_path});
   print_report(report, options.format, text, options.all_findings);
-  return save_outputs({{options.json_path, report_file(options.json_path, report)}}, io,
-                      exit_code_of(report));
+  return save_outputs({report_file(options.json_path, report)}, io, exit_code_of(report));
 }
 
 }  // namespace gpulab::app

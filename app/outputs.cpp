@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "reports/base/errors.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/base/output_file.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/report.hpp"
@@ -12,8 +13,24 @@
 
 namespace gpulab::app {
 
-std::string report_file(const std::string& path, const report::Report& report) {
-  return path.empty() ? std::string() : report::report_file_text(report);
+OutputFile report_file(const std::string& path, const report::Report& report,
+                       const JsonLimits& limits) {
+  OutputFile out{path, "", ""};
+  if (path.empty()) return out;
+  out.content = report::report_file_text(report);
+  try {
+    if (out.content.size() > kMaxInputBytes)
+      throw UsageError(
+          fmt::format("more than {} MiB, the most gpulab reads", kMaxInputBytes >> 20));
+    check_json_shape(out.content, "the report", limits);
+  } catch (const UsageError& e) {
+    out.refused = fmt::format(
+        "not writing '{}', which gpulab could not read back ({}); "
+        "profile fewer launches (--launch-count)",
+        path, e.what());
+    out.content.clear();
+  }
+  return out;
 }
 
 int save_outputs(const std::vector<OutputFile>& files, Io& io, int code) {
@@ -24,6 +41,11 @@ int save_outputs(const std::vector<OutputFile>& files, Io& io, int code) {
   bool failed = false;
   for (const auto& file : files) {
     if (file.path.empty()) continue;
+    if (!file.refused.empty()) {
+      io.err << "gpulab: warning: " << report::terminal_safe(file.refused) << "\n";
+      failed = true;
+      continue;
+    }
     try {
       write_output(file.path, file.content, io.out);
     } catch (const UsageError& e) {

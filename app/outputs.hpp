@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/report_fwd.hpp"
 
 namespace gpulab::app {
@@ -15,10 +16,14 @@ namespace gpulab::app {
 struct OutputFile {
   std::string path;  // as the user gave it; "-" is standard output
   std::string content;
+  std::string refused;  // why it is not written, when it is not
 };
 
-// The text --json saves for `report`, or "" when `path` is empty (no file asked for).
-std::string report_file(const std::string& path, const report::Report& report);
+// The file --json saves for `report` (nothing when `path` is empty: no file asked for). A
+// report past what gpulab reads back (`limits`, reports/base/input_file.hpp) is refused, not
+// written.
+OutputFile report_file(const std::string& path, const report::Report& report,
+                       const JsonLimits& limits = {});
 
 // Writes each file through write_output (reports/base/output_file.hpp); a failure is one line
 // "gpulab: warning: cannot write 'PATH': ..." on io.err. Returns `code`, or ExitCode::usage

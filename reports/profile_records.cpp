@@ -308,7 +308,7 @@ std::string to_json_text(const InjectionConfig& c) {
 }
 
 InjectionConfig injection_config_from_json(const std::string& text) {
-  check_json_depth(text, kInjectionConfigVariable);
+  check_json_shape(text, kInjectionConfigVariable);
   json doc;
   try {
     doc = json::parse(text);

@@ -384,7 +384,7 @@ Report from_json(const nlohmann::json& doc) {
 
 Report load_report(const std::string& path) {
   const std::string text = read_file(path);
-  check_json_depth(text, "'" + path + "'");
+  check_json_shape(text, "'" + path + "'");
   json doc;
   try {
     doc = json::parse(text);

@@ -19,7 +19,8 @@ nlohmann::json to_json(const DeviceInfo& device);
 Report from_json(const nlohmann::json& json);
 
 // from_json on a file; errors name the file. Rejects truncated or malformed JSON, numbers out
-// of range and files over 64 MiB (kMaxInputBytes), all as UsageError (exit 2).
+// of range, and files past kMaxInputBytes or JsonLimits (reports/base/input_file.hpp), all as
+// UsageError (exit 2).
 Report load_report(const std::string& path);
 
 // The text of a report file: to_json with a 2-space indent (a program's report: on one line) and a

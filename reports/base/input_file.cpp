@@ -34,6 +34,10 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
     close_file();
     throw cannot("it is a directory");
   }
+  if (!standard_input && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+    close_file();
+    throw cannot("it is a device, not a file");
+  }
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) throw too_large();
   // Read straight into the text: a regular file in one piece of its size (and one byte more,
   // to see the end or a file that grew), a pipe, a device or a file of no stated size (/proc)
@@ -61,26 +65,45 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   return text;
 }
 
-void check_json_depth(const std::string& text, const std::string& what) {
+namespace {
+
+// "32 million", "10".
+std::string how_many(std::size_t n) {
+  return n >= 1'000'000 && n % 1'000'000 == 0 ? fmt::format("{} million", n / 1'000'000)
+                                              : std::to_string(n);
+}
+
+}  // namespace
+
+void check_json_shape(const std::string& text, const std::string& what, const JsonLimits& limits) {
   int depth = 0;
-  bool in_string = false;
+  std::size_t values = 1, members = 0;
+  const auto refuse = [&](const std::string& problem) {
+    throw UsageError(
+        fmt::format("{}: {}, the most gpulab reads (docs/report-schema.md)", what, problem));
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;  // the escaped character, whatever it is
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
+    if (c == '"') {
+      const std::size_t start = i;
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;  // the escaped character, whatever it is
+      if (i - start - 1 > limits.string_bytes)
+        refuse(fmt::format("a string longer than {} bytes (at byte {})",
+                           how_many(limits.string_bytes), start));
     } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
-        throw UsageError(
-            fmt::format("{}: JSON nested deeper than {} levels (at byte {}), more "
-                        "than any report of gpulab's",
-                        what, kMaxJsonDepth, i));
+      if (++depth > limits.depth)
+        refuse(fmt::format("JSON nested deeper than {} levels (at byte {})", limits.depth, i));
+      ++values;  // its first element or member, if any: a bound, not a count
     } else if (c == ']' || c == '}') {
       --depth;
+    } else if (c == ',') {
+      if (++values > limits.values)
+        refuse(fmt::format("more than {} JSON values (at byte {})", how_many(limits.values), i));
+    } else if (c == ':') {
+      if (++members > limits.members)
+        refuse(
+            fmt::format("more than {} object members (at byte {})", how_many(limits.members), i));
     }
   }
 }

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli.hpp"
+#include "app/outputs.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
 #include "reports/kernel_json.hpp"
@@ -159,6 +161,26 @@ TEST(JobScale, ATenThousandLaunchReportIsReadBackByEveryCommand) {
   // The page shows each function's longest diagnosed launch, its outliers and its longest
   // launches, not 10,000 blocks (60 MB when it did).
   EXPECT_LT(read_file(html).size(), 1'000'000u) << "bytes of HTML";
+}
+
+// A report past what gpulab reads back is not written: a warning line says why and what to do,
+// the command ends with the usage code, and no file is left (limits made small for the test).
+TEST(JobScale, AReportPastWhatGpulabReadsBackIsNotWritten) {
+  test::TempFolder folder;
+  const Report r = load_report(std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json");
+  const std::string path = folder / "r.json";
+  EXPECT_TRUE(app::report_file(path, r).refused.empty()) << "within the limits";
+  const auto file = app::report_file(path, r, JsonLimits{64, 100, 50, 1 << 20});
+  EXPECT_TRUE(file.content.empty());
+  std::ostringstream out, err;
+  app::Io io{out, err};
+  EXPECT_EQ(app::save_outputs({file}, io), 2);
+  EXPECT_NE(err.str().find("gpulab: warning: not writing '" + path +
+                           "', which gpulab could not read back (the report: more than 50 object"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("profile fewer launches (--launch-count)"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace

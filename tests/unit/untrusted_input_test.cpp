@@ -170,7 +170,7 @@ TEST(UntrustedReport, ANumberTooLargeForADoubleIsMalformedInput) {
 }
 
 TEST(UntrustedReport, AnEndlessInputFailsAtTheSizeBound) {
-  expect_malformed("/dev/zero", "more than 64 MiB");
+  expect_malformed("/dev/zero", "it is a device, not a file");
   const std::string path = write("small.json", std::string(4096, ' '));
   try {
     read_file(path, 1024);
@@ -212,6 +212,33 @@ TEST(UntrustedReport, NestingDeeperThanTheLimitIsRefusedBeforeMemoryGrows) {
     doc["lab"]["summary"] = std::string(1000, '[') + "\"{";
   });
   EXPECT_EQ(run_cli({"diagnose", "--report", quoted}).code, 0);
+}
+
+// Past what a parser's memory should grow with, an input is refused by one pass over its text,
+// naming the limit and where it was passed: values, object members, the longest string, depth.
+TEST(UntrustedReport, ValuesMembersStringsAndDepthPastTheLimitsAreRefused) {
+  const JsonLimits small{4, 10, 3, 32};
+  const auto refused = [&](const std::string& text, const std::string& says) {
+    try {
+      check_json_shape(text, "'t.json'", small);
+      ADD_FAILURE() << "no error: " << text;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("'t.json': " + says), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("the most gpulab reads"), std::string::npos);
+    }
+  };
+  // The array and its elements: 11 values.
+  refused("[1,2,3,4,5,6,7,8,9,10]", "more than 10 JSON values (at byte 18)");
+  refused(R"({"a":1,"b":2,"c":3,"d":4})", "more than 3 object members (at byte 22)");
+  refused(R"(["short", "a string that is longer than 32 bytes"])",
+          "a string longer than 32 bytes (at byte 10)");
+  refused("[[[[[1]]]]]", "JSON nested deeper than 4 levels (at byte 4)");
+  // Up to each limit is fine, and what is inside a string is text.
+  check_json_shape("[1,2,3,4,5,6,7,8,9]", "'t.json'", small);
+  check_json_shape(R"({"a":"{[[[[[,,,,,,,,,,:::\"x"})", "'t.json'", small);
+  const JsonLimits defaults;
+  EXPECT_EQ(defaults.values, 32'000'000u);
+  EXPECT_EQ(defaults.depth, 64);
 }
 
 // What a report cannot hold: negative durations, byte counts or grids, and two variants of one
