@@ -7,6 +7,7 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/input_file.hpp"
 #include "reports/base/output_file.hpp"
+#include "reports/kernel_json.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
@@ -23,6 +24,9 @@ OutputFile report_file(const std::string& path, const report::Report& report,
       throw UsageError(
           fmt::format("more than {} MiB, the most gpulab reads", kMaxInputBytes >> 20));
     check_json_shape(out.content, "the report", limits);
+    if (report::launch_bytes(report) > report::kMaxLaunchBytes)
+      throw UsageError(fmt::format("its launches would take more than {} GiB once read",
+                                   report::kMaxLaunchBytes >> 30));
   } catch (const UsageError& e) {
     out.refused = fmt::format(
         "not writing '{}', which gpulab could not read back ({}); "

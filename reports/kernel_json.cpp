@@ -4,6 +4,8 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "reports/diagnosis_json.hpp"
 #include "reports/source_json.hpp"
 
@@ -89,7 +91,63 @@ const json* launch_value(const Reader& column, std::size_t launch, std::size_t c
   return node[launch].is_null() ? nullptr : &node[launch];
 }
 
+constexpr std::size_t kStringBytes = 32;  // a std::string's own, beside its text
+constexpr std::size_t kEntryBytes = 64;   // a map entry's or a vector element's, beside its text
+
+std::size_t text_bytes(const std::string& s) { return kStringBytes + s.size(); }
+
+std::size_t evidence_bytes(const std::vector<Evidence>& evidence) {
+  std::size_t n = 0;
+  for (const auto& e : evidence)
+    n += kEntryBytes + text_bytes(e.metric) + text_bytes(e.relation) + text_bytes(e.threshold);
+  return n;
+}
+
+std::size_t diagnosis_bytes(const Diagnosis& d) {
+  std::size_t n = text_bytes(d.verdict) + kEntryBytes * d.thresholds_overridden.size();
+  for (const auto& c : d.caveats) n += text_bytes(c);
+  for (const auto& step : d.path) {
+    n += kEntryBytes + text_bytes(step.node) + text_bytes(step.question) +
+         text_bytes(step.expression) + text_bytes(step.answer) + text_bytes(step.finding) +
+         evidence_bytes(step.evidence);
+    for (const auto& m : step.missing) n += text_bytes(m);
+  }
+  for (const auto& f : d.findings) {
+    n += kEntryBytes + text_bytes(f.id) + text_bytes(f.title) + text_bytes(f.severity) +
+         text_bytes(f.explanation) + text_bytes(f.recommendation) + text_bytes(f.detail) +
+         text_bytes(f.false_if) + evidence_bytes(f.evidence);
+    for (const auto& lab : f.labs) n += text_bytes(lab);
+    for (const auto& line : f.lines)
+      n += kEntryBytes + text_bytes(line.file) + text_bytes(line.what) + text_bytes(line.detail);
+    if (f.estimate) n += text_bytes(f.estimate->model) + kEntryBytes * f.estimate->inputs.size();
+  }
+  return n;
+}
+
 }  // namespace
+
+std::size_t launch_bytes(const Kernel& k) {
+  std::size_t n = sizeof(Kernel) + text_bytes(k.name) + text_bytes(k.function) +
+                  text_bytes(k.mangled_name) + kEntryBytes * (k.metrics.size() + k.derived.size());
+  if (k.diagnosis) n += diagnosis_bytes(*k.diagnosis);
+  return n;
+}
+
+std::size_t launch_bytes(const Report& report) {
+  std::size_t n = 0;
+  for (const auto& v : report.variants) {
+    // A program's launches of one outcome are read back with the first one's diagnosis
+    // (launch_columns_json): count what reading them will make, not what they hold now.
+    std::map<std::string, std::size_t> stored;  // outcome -> its stored diagnosis's bytes
+    for (const auto& k : v.kernels) {
+      n += launch_bytes(k);
+      if (!report.program || !k.diagnosis) continue;
+      const std::size_t own = diagnosis_bytes(*k.diagnosis);
+      n += stored.emplace(outcome_key(*k.diagnosis), own).first->second - own;
+    }
+  }
+  return n;
+}
 
 json kernel_json(const Kernel& k) {
   json out = kernel_fields_json(k);
@@ -196,8 +254,28 @@ std::vector<Kernel> read_launch_columns(const Reader& r) {
   if (r.has("diagnoses"))
     r.each("diagnoses", [&](const Reader& d) { diagnoses.push_back(read_diagnosis(d)); });
 
+  // A shared string or a stored diagnosis is copied into each launch: a few bytes of columns may
+  // stand for kilobytes each. What reading makes of them is bounded before it is made (at most
+  // what launch_bytes counts when the report is written, so what gpulab writes it reads back).
+  std::size_t shared = sizeof(Kernel);
+  for (const char* field : {"name", "function", "mangled_name"})
+    if (r.has(field) && r.at(field).node().is_string())
+      shared += text_bytes(r.at(field).node().get_ref<const std::string&>());
+  std::vector<std::size_t> stored;
+  for (const auto& d : diagnoses) stored.push_back(diagnosis_bytes(d));
+  std::size_t bytes = 0;
+  for (const auto& index : of.node()) {
+    bytes += shared;
+    if (index.is_number_integer() && index.get<std::int64_t>() >= 0 &&
+        index.get<std::uint64_t>() < stored.size())
+      bytes += stored[index.get<std::size_t>()];
+    if (bytes > kMaxLaunchBytes)
+      Reader::fail(r.where(), fmt::format("its launches would take more than {} GiB once read, the "
+                                          "most gpulab reads (docs/report-schema.md)",
+                                          kMaxLaunchBytes >> 30));
+  }
+
   static const std::set<std::string> apart = {"count", "diagnoses", "diagnosis_of", "sources"};
-  kernels.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
     json row = json::object();
     for (auto it = r.node().begin(); it != r.node().end(); ++it) {

@@ -6,6 +6,7 @@
 // text took.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,15 @@ Kernel read_kernel(const Reader& r);
 // "sources" when a launch has one}.
 nlohmann::json launch_columns_json(const std::vector<Kernel>& kernels);
 std::vector<Kernel> read_launch_columns(const Reader& r);
+
+// About what a launch takes in memory once read (its strings, counters and diagnosis): a launch
+// that shares a stored diagnosis gets a copy of it, so a few bytes of columns can stand for
+// kilobytes each. Reading refuses a report whose launches would take more than
+// kMaxLaunchBytes together, and writing refuses one as well (app/outputs.hpp), so that what
+// gpulab writes it reads back. A diagnosed launch takes about 10 KB: some 200,000 of them.
+std::size_t launch_bytes(const Kernel& k);
+inline constexpr std::size_t kMaxLaunchBytes = std::size_t{2} << 30;
+std::size_t launch_bytes(const Report& report);  // every kernel's, together
 
 // Whether two diagnoses reached the same answer at every node of their path, with the same
 // findings in the same order and the same verdict: what launches must have in common to share

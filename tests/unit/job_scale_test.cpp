@@ -123,6 +123,30 @@ TEST(LaunchColumns, AColumnOfTheWrongLengthOrAStrayIndexNamesItsPlace) {
   refused(negative, "variants[0].launches[2].metrics.dram__bytes.sum: expected a number");
 }
 
+// A few bytes of columns may stand for a stored diagnosis copied into each launch: what reading
+// makes of them is bounded before it is made, so a small hostile input cannot take the memory.
+TEST(LaunchColumns, ADiagnosisSharedPastTheMemoryBoundIsRefusedBeforeItIsCopied) {
+  auto kernels = launches();
+  kernels[0].diagnosis->findings[0].detail = std::string(1 << 20, 'x');  // 1 MiB
+  json columns = launch_columns_json({kernels[0]});
+  const std::size_t count = (kMaxLaunchBytes >> 20) + 10;  // each launch copies 1 MiB
+  columns["count"] = count;
+  columns["diagnosis_of"] = json::array();
+  for (std::size_t i = 0; i < count; ++i) columns["diagnosis_of"].push_back(0);
+  columns["launch_index"] = 0;
+  for (auto& [name, column] : columns["metrics"].items()) column = 1.0;
+  try {
+    read_launch_columns(Reader(columns, "variants[0].launches"));
+    ADD_FAILURE() << "read without error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("variants[0].launches: its launches would take more than "
+                                         "2 GiB once read"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(launch_bytes(kernels[1]), 20'000u) << "a launch and its diagnosis";
+}
+
 // A profile of 10,000 launches, every one profiled (`basic`) and diagnosed, as the stand-in
 // program records them from the counters of a report measured on a GPU: the report gpulab
 // writes is compact, loads back to the same report, and diagnose, compare and report read it.
