@@ -32,6 +32,7 @@ CommandLine::CommandLine()
   compare_cmd = add_compare(app, compare);
   selftest_cmd = add_selftest(app, selftest);
   report_cmd = add_report(app, report);
+  export_cmd = add_export(app, export_options);
   source_cmd = add_source(app, source);
   profile_cmd = add_profile(app, profile);
   shell_cmd = app.add_subcommand("shell", "Interactive session: the same commands, one GPU setup");
@@ -194,6 +195,7 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bo
     if (cli.diagnose_cmd->parsed()) return run_diagnose(cli.diagnose, session, io, args);
     if (cli.selftest_cmd->parsed()) return run_selftest(cli.selftest, session, io);
     if (cli.report_cmd->parsed()) return run_report(cli.report, args, io);
+    if (cli.export_cmd->parsed()) return run_export(cli.export_options, io);
     if (cli.source_cmd->parsed()) return run_source(cli.source, session, io, args);
     if (cli.profile_cmd->parsed()) return run_profile(cli.profile, session, io, args);
     if (cli.shell_cmd->parsed()) return run_shell(session, io);

@@ -23,6 +23,7 @@ struct CommandLine {
   SelftestOptions selftest;
   CompleteOptions complete;
   ReportOptions report;
+  ExportOptions export_options;
   SourceOptions source;
   ProfileOptions profile;
   CLI::App* list_cmd;
@@ -34,6 +35,7 @@ struct CommandLine {
   CLI::App* shell_cmd;
   CLI::App* complete_cmd;
   CLI::App* report_cmd;
+  CLI::App* export_cmd;
   CLI::App* source_cmd;
   CLI::App* profile_cmd;
   CLI::App* man_cmd;

@@ -110,6 +110,15 @@ struct ReportOptions {
 CLI::App* add_report(CLI::App& root, ReportOptions& options);
 int run_report(const ReportOptions& options, const std::vector<std::string>& argv, Io& io);
 
+struct ExportOptions {
+  std::vector<std::string> files;
+  std::string sqlite_path;
+  bool replace = false;
+  std::string job;  // --ranks: the reports are its ranks, in order
+};
+CLI::App* add_export(CLI::App& root, ExportOptions& options);
+int run_export(const ExportOptions& options, Io& io);
+
 struct SourceOptions {
   std::string lab;
   std::string report_path;

@@ -81,15 +81,32 @@ std::string outcome_key(const Diagnosis& d) {
   return key;
 }
 
-// Each launch's field `name` from a column: the shared value, or the launch's element.
-const json* launch_value(const Reader& column, std::size_t launch, std::size_t count) {
-  const json& node = column.node();
-  if (!node.is_array()) return &node;
-  if (node.size() != count)
-    Reader::fail(column.where(),
-                 "expected one value for each of the " + std::to_string(count) + " launches");
-  return node[launch].is_null() ? nullptr : &node[launch];
-}
+// One field's column, checked once: one value for every launch, or one per launch.
+struct Column {
+  std::string name;
+  const json* values;
+  bool per_launch;
+
+  Column(std::string field, const Reader& column, std::size_t count)
+      : name(std::move(field)), values(&column.node()), per_launch(values->is_array()) {
+    if (per_launch && values->size() != count)
+      Reader::fail(column.where(),
+                   "expected one value for each of the " + std::to_string(count) + " launches");
+  }
+  // The launch's value; null where it has none.
+  const json* at(std::size_t launch) const {
+    if (!per_launch) return values;
+    const json& v = (*values)[launch];
+    return v.is_null() ? nullptr : &v;
+  }
+};
+
+// A kernel field's columns: a value field's one, or an object field's (attributes, metrics).
+struct FieldColumns {
+  std::string name;
+  std::vector<Column> columns;
+  bool object;
+};
 
 constexpr std::size_t kStringBytes = 32;  // a std::string's own, beside its text
 constexpr std::size_t kEntryBytes = 64;   // a map entry's or a vector element's, beside its text
@@ -276,18 +293,29 @@ std::vector<Kernel> read_launch_columns(const Reader& r) {
   }
 
   static const std::set<std::string> apart = {"count", "diagnoses", "diagnosis_of", "sources"};
+  std::vector<FieldColumns> fields;
+  for (auto it = r.node().begin(); it != r.node().end(); ++it) {
+    if (apart.count(it.key())) continue;
+    const auto field = r.at(it.key());
+    FieldColumns& f = fields.emplace_back(FieldColumns{it.key(), {}, it->is_object()});
+    if (!f.object) {
+      f.columns.emplace_back(it.key(), field, count);
+      continue;
+    }
+    for (auto sub = it->begin(); sub != it->end(); ++sub)
+      f.columns.emplace_back(sub.key(), field.at(sub.key()), count);
+  }
+  kernels.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
     json row = json::object();
-    for (auto it = r.node().begin(); it != r.node().end(); ++it) {
-      if (apart.count(it.key())) continue;
-      const auto field = r.at(it.key());
-      if (!it->is_object()) {
-        if (const json* v = launch_value(field, i, count)) row[it.key()] = *v;
+    for (const auto& f : fields) {
+      if (!f.object) {
+        if (const json* v = f.columns[0].at(i)) row[f.name] = *v;
         continue;
       }
-      json& object = row[it.key()] = json::object();
-      for (auto sub = it->begin(); sub != it->end(); ++sub)
-        if (const json* v = launch_value(field.at(sub.key()), i, count)) object[sub.key()] = *v;
+      json& object = row[f.name] = json::object();
+      for (const auto& c : f.columns)
+        if (const json* v = c.at(i)) object[c.name] = *v;
     }
     const std::string where = r.where() + "[" + std::to_string(i) + "]";
     Kernel& k = kernels.emplace_back(read_kernel(Reader(row, where)));

@@ -8,7 +8,7 @@
 #                                 without it)
 set -euo pipefail
 packages=(cmake ninja-build g++ git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-          libedit-dev)
+          libedit-dev libsqlite3-dev sqlite3)
 if [ "${1:-}" = checks ]; then
   packages+=(clang libclang-rt-dev clang-format jq chromium)
 fi
