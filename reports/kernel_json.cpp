@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "reports/diagnosis_json.hpp"
+#include "reports/metric_catalogue.hpp"
 #include "reports/source_json.hpp"
 
 namespace gpulab::report {
@@ -81,6 +82,30 @@ std::string outcome_key(const Diagnosis& d) {
   return key;
 }
 
+double duration_of(const Kernel& k) {  // 0 where unknown, as diagnosed_functions counts it
+  const auto it = k.metrics.find(metrics::name::duration);
+  return it == k.metrics.end() ? 0 : it->second;
+}
+
+// For each launch, the launch whose diagnosis is stored for it (npos: not diagnosed): of the
+// launches of its outcome, the longest (the first of the longest). That is the launch the
+// renderers show for its function (diagnosed_functions, reports/principal.hpp), which so keeps
+// its own evidence.
+std::vector<std::size_t> stored_for(const std::vector<Kernel>& kernels) {
+  std::vector<std::string> keys(kernels.size());
+  std::map<std::string, std::size_t> longest;  // outcome -> the launch stored for it
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (!kernels[i].diagnosis) continue;
+    keys[i] = outcome_key(*kernels[i].diagnosis);
+    const auto [at, added] = longest.emplace(keys[i], i);
+    if (!added && duration_of(kernels[i]) > duration_of(kernels[at->second])) at->second = i;
+  }
+  std::vector<std::size_t> out(kernels.size(), std::string::npos);
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    if (kernels[i].diagnosis) out[i] = longest.at(keys[i]);
+  return out;
+}
+
 // One field's column, checked once: one value for every launch, or one per launch.
 struct Column {
   std::string name;
@@ -153,15 +178,15 @@ std::size_t launch_bytes(const Kernel& k) {
 std::size_t launch_bytes(const Report& report) {
   std::size_t n = 0;
   for (const auto& v : report.variants) {
-    // A program's launches of one outcome are read back with the first one's diagnosis
+    for (const auto& k : v.kernels) n += launch_bytes(k);
+    if (!report.program) continue;
+    // A program's launches of one outcome are read back with one launch's diagnosis
     // (launch_columns_json): count what reading them will make, not what they hold now.
-    std::map<std::string, std::size_t> stored;  // outcome -> its stored diagnosis's bytes
-    for (const auto& k : v.kernels) {
-      n += launch_bytes(k);
-      if (!report.program || !k.diagnosis) continue;
-      const std::size_t own = diagnosis_bytes(*k.diagnosis);
-      n += stored.emplace(outcome_key(*k.diagnosis), own).first->second - own;
-    }
+    const auto stored = stored_for(v.kernels);
+    for (std::size_t i = 0; i < v.kernels.size(); ++i)
+      if (v.kernels[i].diagnosis)
+        n += diagnosis_bytes(*v.kernels[stored[i]].diagnosis) -
+             diagnosis_bytes(*v.kernels[i].diagnosis);
   }
   return n;
 }
@@ -238,17 +263,19 @@ json launch_columns_json(const std::vector<Kernel>& kernels) {
       }
 
   json diagnoses = json::array(), diagnosis_of = json::array(), sources = json::array();
-  std::map<std::string, std::size_t> stored;  // outcome -> its index in `diagnoses`
+  const auto stored = stored_for(kernels);
+  std::map<std::size_t, std::size_t> index_of;  // stored launch -> its index in `diagnoses`
   bool any_source = false;
-  for (const auto& k : kernels) {
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const Kernel& k = kernels[i];
     any_source = any_source || k.source;
     sources.push_back(k.source ? source_json(*k.source) : json());
     if (!k.diagnosis) {
       diagnosis_of.push_back(nullptr);
       continue;
     }
-    const auto [at, added] = stored.emplace(outcome_key(*k.diagnosis), diagnoses.size());
-    if (added) diagnoses.push_back(diagnosis_json(*k.diagnosis));
+    const auto [at, added] = index_of.emplace(stored[i], diagnoses.size());
+    if (added) diagnoses.push_back(diagnosis_json(*kernels[stored[i]].diagnosis));
     diagnosis_of.push_back(at->second);
   }
   out["diagnoses"] = std::move(diagnoses);

@@ -99,6 +99,18 @@ TEST(LaunchColumns, SharedFieldsOnceAndOneDiagnosisPerOutcome) {
   EXPECT_EQ(back[2].derived.at("sectors_per_request"), 18.0);
 }
 
+// Of the launches that share an outcome, the longest is the one whose diagnosis is stored: the
+// launch the text and HTML reports show for the function keeps its own evidence.
+TEST(LaunchColumns, TheLongestLaunchOfAnOutcomeIsTheOneStored) {
+  auto kernels = launches();
+  for (auto& k : kernels) k.metrics["gpu__time_duration.sum"] = 1000;
+  kernels[2].metrics["gpu__time_duration.sum"] = 5000;
+  const auto back = read_launch_columns(Reader(launch_columns_json(kernels), "launches"));
+  for (std::size_t i : {0, 2, 3})
+    EXPECT_EQ(back[i].diagnosis->path[0].evidence[0].value, 18.0) << i;
+  EXPECT_EQ(launch_bytes(Report{}), 0u);
+}
+
 TEST(LaunchColumns, AColumnOfTheWrongLengthOrAStrayIndexNamesItsPlace) {
   const json good = launch_columns_json(launches());
   const auto refused = [](json columns, const std::string& says) {
