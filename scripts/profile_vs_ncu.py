@@ -20,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ncu_crosscheck as cc  # noqa: E402
+from report_kernels import kernels_of  # noqa: E402
 
 
 def match_program(report, runs):
@@ -32,7 +33,7 @@ def match_program(report, runs):
     program = os.path.basename(report["program"]["argv"][0])
     matches, problems = [], []
     for v in report["variants"]:
-        for k in v.get("kernels", []):
+        for k in kernels_of(v):
             found = []
             for index in by_name:
                 launches = index.get(k.get("mangled_name", ""), [])

@@ -8,7 +8,11 @@ Exit status 1 when any count differs or a launch is missing.
   python3 scripts/replay_agreement.py KERNEL_REPORT.json BATCH_REPORT.json
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_kernels import kernels_of  # noqa: E402
 
 EXACT = [
     "smsp__inst_executed.sum",
@@ -25,7 +29,7 @@ def launches(path):
     report = json.load(open(path))
     out = {}
     for v in report["variants"]:
-        for k in v.get("kernels", []):
+        for k in kernels_of(v):
             out[(v["name"], k.get("launch_index", 0))] = k.get("metrics", {})
     return report, out
 

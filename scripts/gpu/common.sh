@@ -66,12 +66,15 @@ build_gpulab() {
   note "build: ok in $(( ($(ms) - start) / 1000 )) s"
 }
 
-# The metric names a report's kernels hold, comma-separated (empty when it holds none).
+# The metric names a report's kernels hold, comma-separated (empty when it holds none); a
+# program's launches in either form (scripts/report_kernels.py).
 report_metric_names() {
   python3 -c 'import json,sys
+sys.path.insert(0, sys.argv[2])
+from report_kernels import kernels_of
 r = json.load(open(sys.argv[1]))
-print(",".join(sorted({m for v in r["variants"] for k in v["kernels"] for m in k["metrics"]})))' \
-      "$1" 2>/dev/null
+print(",".join(sorted({m for v in r["variants"] for k in kernels_of(v) for m in k["metrics"]})))' \
+      "$1" "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" 2>/dev/null
 }
 
 # The counters of `gpulab profile` against two ncu runs (ncu's own spread) on each named test

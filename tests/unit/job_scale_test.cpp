@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
@@ -186,6 +187,18 @@ TEST(JobScale, ATenThousandLaunchReportIsReadBackByEveryCommand) {
   EXPECT_EQ(kernels, 10000u);
   EXPECT_GT(diagnosed, 0u);
   EXPECT_EQ(report_file_text(r), text) << "written again, the same report";
+  // The scripts that read programs' reports see the same launches (scripts/report_kernels.py).
+  const auto script = test::sh(
+      "python3 -c 'import json, sys; sys.path.insert(0, \"" + std::string(GPULAB_SOURCE_DIR) +
+      "/scripts\"); from report_kernels import kernels_of; r = json.load(open(\"" + report +
+      "\")); ks = [k for v in r[\"variants\"] for k in kernels_of(v)]; print(len(ks), "
+      "sum(len(k[\"metrics\"]) for k in ks), sum(\"diagnosis\" in k for k in ks), "
+      "ks[-1][\"launch_index\"])' 2>&1");
+  std::size_t metrics = 0;
+  for (const auto& v : r.variants)
+    for (const auto& k : v.kernels) metrics += k.metrics.size();
+  EXPECT_EQ(script.text, fmt::format("{} {} {} {}\n", kernels, metrics, diagnosed,
+                                     r.variants.back().kernels.back().launch_index));
 
   const std::string html = folder / "job.html";
   for (const std::string& command :
