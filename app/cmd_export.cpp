@@ -32,10 +32,10 @@ CLI::App* add_export(CLI::App& root, ExportOptions& options) {
 }
 
 int run_export(const ExportOptions& options, Io& io) {
-#if GPULAB_HAVE_SQLITE
   // Every report is read before the database is touched: a bad file costs nothing.
   std::vector<report::Report> reports;
   for (const auto& f : options.files) reports.push_back(report::load_report(f));
+#if GPULAB_HAVE_SQLITE
   Database db(options.sqlite_path);
   create_export_schema(db);
   for (std::size_t i = 0; i < reports.size(); ++i) {
@@ -49,7 +49,6 @@ int run_export(const ExportOptions& options, Io& io) {
                         reports.size() == 1 ? "" : "s", options.sqlite_path);
   return static_cast<int>(ExitCode::ok);
 #else
-  (void)options;
   (void)io;
   throw UsageError(
       "export: this gpulab was built without SQLite (install libsqlite3-dev and build again)");

@@ -182,6 +182,11 @@ const std::vector<Case>& cases() {
       {{"report", kTranspose, kMatmul, "--trace", "trace.json"}, 2, "--trace takes one report (2 given)"},
       {{"report", kTranspose, "--trace", "trace.json"}, 2, "the 'transpose' report has no timeline"},
       {{"report", kTranspose, "--format", "json", "-o", "page.html"}, 2, "--format"},
+      // export: every report read before the database is made
+      {{"export", kTranspose}, 2, "--sqlite is required"},
+      {{"export", "--sqlite", "runs.db"}, 2, "reports is required"},
+      {{"export", "--sqlite", "", kTranspose}, 2, "--sqlite: the value is empty"},
+      {{"export", "--sqlite", "runs.db", kTranspose, kNotAReport}, 2, "is not valid JSON"},
       // profile: refused before the program starts (`true` never runs)
       {{"profile"}, 2, "profile needs a program: gpulab profile [OPTIONS] -- APP [ARGS...]"},
       {{"profile", "--diagnose", "--"}, 2, "profile needs a program"},
