@@ -74,6 +74,17 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
   cmd->add_option("--kernel,-k", options.kernel,
                   "Profile only kernels whose demangled name matches this regular expression "
                   "(the others are timed)");
+  cmd->add_option("--nvtx-include", options.nvtx_include,
+                  "Profile only launches inside these NVTX ranges, in ncu's syntax: A/ push/pop, "
+                  "A start/end, D@A of domain D, [A/*/B] (repeatable: any of them)")
+      ->type_name("EXPR");
+  cmd->add_option("--nvtx-exclude", options.nvtx_exclude,
+                  "Leave unprofiled the launches inside these NVTX ranges (repeatable)")
+      ->type_name("EXPR");
+  cmd->add_option("--capture-range", options.capture_range,
+                  "cudaProfilerApi: profile only between cudaProfilerStart and cudaProfilerStop "
+                  "(default none: from the start)")
+      ->check(one_of({"none", "cudaProfilerApi"}));
   cmd->add_option("--launch-skip", options.launch_skip,
                   "Matching launches to leave unprofiled before the first profiled one")
       ->check(integer_in(0, std::int64_t{1} << 40));

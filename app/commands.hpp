@@ -132,6 +132,9 @@ int run_source(const SourceOptions& options, Session& session, Io& io,
 
 struct ProfileOptions {
   std::string kernel;  // regular expression; empty: every kernel
+  std::vector<std::string> nvtx_include;  // reports/nvtx_filter.hpp
+  std::vector<std::string> nvtx_exclude;
+  std::string capture_range = "none";  // none, or cudaProfilerApi
   std::int64_t launch_skip = 0;
   std::string launch_count = "100";  // a count, or "all"
   std::string metrics;               // unset: basic (full with --diagnose)

@@ -9,6 +9,7 @@
 #include "reports/base/output_file.hpp"
 #include "reports/base/user_input.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/nvtx_filter.hpp"
 
 namespace gpulab::app {
 namespace {
@@ -37,6 +38,14 @@ ProfilePlan plan_profile(const ProfileOptions& o) {
   if (o.command.empty())
     throw UsageError("profile needs a program: gpulab profile [OPTIONS] -- APP [ARGS...]");
   check_kernel_filter(o.kernel);
+  const report::NvtxFilter nvtx(o.nvtx_include, o.nvtx_exclude);  // refuses a malformed one
+  if (o.capture_range != "none" && o.capture_range != "cudaProfilerApi")
+    throw UsageError(
+        fmt::format("--capture-range {}: expected none or cudaProfilerApi", o.capture_range));
+  if (o.trace && (!nvtx.empty() || o.capture_range != "none"))
+    throw UsageError(
+        "--trace records the whole timeline: --nvtx-include, --nvtx-exclude and "
+        "--capture-range choose launches to profile");
   const auto replay = report::replay_mode_from_string(o.replay);
   if (!replay)
     throw UsageError(fmt::format("--replay {}: expected kernel, batch or none", o.replay));
@@ -70,6 +79,9 @@ report::InjectionConfig injection_config(const ProfilePlan& plan, const ProfileO
   report::InjectionConfig c;
   c.mode = plan.mode;
   c.kernel_filter = o.kernel;
+  c.nvtx_include = o.nvtx_include;
+  c.nvtx_exclude = o.nvtx_exclude;
+  c.profiler_api_range = o.capture_range == "cudaProfilerApi";
   c.launch_skip = o.launch_skip;
   c.launch_count = plan.launch_count;
   c.replay = plan.replay;

@@ -298,6 +298,9 @@ std::optional<ReplayMode> replay_mode_from_string(const std::string& text) {
 std::string to_json_text(const InjectionConfig& c) {
   return json{{"mode", to_string(c.mode)},
               {"kernel_filter", c.kernel_filter},
+              {"nvtx_include", c.nvtx_include},
+              {"nvtx_exclude", c.nvtx_exclude},
+              {"profiler_api_range", c.profiler_api_range},
               {"launch_skip", c.launch_skip},
               {"launch_count", c.launch_count},
               {"replay", to_string(c.replay)},
@@ -321,6 +324,10 @@ InjectionConfig injection_config_from_json(const std::string& text) {
   if (!mode) Reader::fail(r.where() + ".mode", "expected counters or trace");
   c.mode = *mode;
   c.kernel_filter = r.str_or("kernel_filter", "");
+  for (auto [key, into] :
+       {std::pair{"nvtx_include", &c.nvtx_include}, std::pair{"nvtx_exclude", &c.nvtx_exclude}})
+    if (r.has(key)) r.each(key, [&](const Reader& e) { into->push_back(e.as_string()); });
+  c.profiler_api_range = r.boolean_or("profiler_api_range", false);
   c.launch_skip = r.integer_or("launch_skip", 0);
   c.launch_count = r.integer_or("launch_count", 0);
   const auto replay = replay_mode_from_string(r.str_or("replay", to_string(c.replay)));

@@ -159,6 +159,11 @@ std::optional<ReplayMode> replay_mode_from_string(const std::string& text);
 struct InjectionConfig {
   InjectionMode mode = InjectionMode::counters;
   std::string kernel_filter;  // ECMAScript regular expression searched in the demangled name
+  // NVTX expressions (reports/nvtx_filter.hpp), and whether only launches between
+  // cudaProfilerStart and cudaProfilerStop are candidates.
+  std::vector<std::string> nvtx_include;
+  std::vector<std::string> nvtx_exclude;
+  bool profiler_api_range = false;
   std::int64_t launch_skip = 0;
   std::int64_t launch_count = 0;  // 0: no limit
   ReplayMode replay = ReplayMode::kernel;

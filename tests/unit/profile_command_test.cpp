@@ -122,6 +122,14 @@ TEST(ProfileCommand, BadInvocationsAreOneLineUsageErrors) {
       {"profile --replay none --metrics basic -- true", "collects no counters"},
       {"profile --kernel-timeout -5 -- true", "--kernel-timeout"},
       {"profile --metrics nosuch -- true", "unknown metric"},
+      {"profile --nvtx-include 'a//b' -- true",
+       "--nvtx-include \"a//b\": an empty range name at character 3"},
+      {"profile --nvtx-include ok/ --nvtx-exclude '[a,b' -- true",
+       "--nvtx-exclude \"[a,b\": '[', ']' and a final '/' mark push/pop ranges"},
+      {"profile --capture-range cudaProfilerStart -- true", "--capture-range"},
+      {"profile --trace --nvtx-include a/ -- true", "--trace records the whole timeline"},
+      {"profile --trace --capture-range cudaProfilerApi -- true",
+       "--trace records the whole timeline"},
   };
   for (const auto& c : cases) {
     const auto out = sh(kBinary + " " + c.args + " 2>&1");
@@ -129,6 +137,18 @@ TEST(ProfileCommand, BadInvocationsAreOneLineUsageErrors) {
     EXPECT_NE(out.text.find(c.says), std::string::npos) << c.args << "\n" << out.text;
     EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << c.args << "\n" << out.text;
   }
+}
+
+// A malformed NVTX expression is refused before anything runs: the program leaves no mark.
+TEST(ProfileCommand, AMalformedNvtxExpressionStopsBeforeTheProgramStarts) {
+  test::TempFolder folder;
+  const std::string mark = folder / "ran";
+  const auto out = sh(kBinary + " profile --nvtx-include 'A/*/' -- touch " + mark + " 2>&1");
+  EXPECT_EQ(out.code, 2) << out.text;
+  EXPECT_EQ(out.text,
+            "gpulab: error: --nvtx-include \"A/*/\": a '*' needs a range name on each side "
+            "(A/*/B) at character 3\n");
+  EXPECT_NE(::access(mark.c_str(), F_OK), 0) << "the program ran";
 }
 
 }  // namespace

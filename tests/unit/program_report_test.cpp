@@ -199,7 +199,13 @@ TEST(ProfileRecords, InjectionConfigRoundTripsAndNamesABadField) {
   c.replay = ReplayMode::batch;
   c.watchdog_seconds = 30;
   c.output_dir = "/tmp/x";
+  c.nvtx_include = {"train/", "D@a,b"};
+  c.nvtx_exclude = {"warmup]"};
+  c.profiler_api_range = true;
   const InjectionConfig back = injection_config_from_json(to_json_text(c));
+  EXPECT_EQ(back.nvtx_include, c.nvtx_include);
+  EXPECT_EQ(back.nvtx_exclude, c.nvtx_exclude);
+  EXPECT_TRUE(back.profiler_api_range);
   EXPECT_EQ(back.replay, ReplayMode::batch);
   EXPECT_EQ(back.kernel_filter, c.kernel_filter);
   EXPECT_EQ(back.launch_skip, 5);

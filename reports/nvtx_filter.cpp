@@ -1,0 +1,253 @@
+#include "reports/nvtx_filter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "reports/base/errors.hpp"
+
+namespace gpulab::report {
+namespace {
+
+constexpr std::string_view kRegexPrefix = "regex:";
+
+// One character of an expression: whether it is part of a name rather than of the syntax (a
+// backslash before it, or a regular expression's bracket), whether a backslash came before it,
+// and where it is (1-based, in the whole expression, for the messages).
+struct Char {
+  char c;
+  bool escaped;
+  std::size_t at;
+  bool backslash = escaped;
+};
+using Chars = std::vector<Char>;
+
+bool is(const Char& ch, char c) { return ch.c == c && !ch.escaped; }
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string_view option) : text_(text), option_(option) {}
+
+  [[noreturn]] void fail(const std::string& what, std::size_t at) const {
+    throw UsageError(fmt::format("{} \"{}\": {} at character {}", option_, text_, what, at));
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw UsageError(fmt::format("{} \"{}\": {}", option_, text_, what));
+  }
+
+  // The expression's characters after any "regex:", escapes resolved.
+  Chars characters(std::size_t from) const {
+    Chars out;
+    for (std::size_t i = from; i < text_.size(); ++i) {
+      if (text_[i] != '\\') {
+        out.push_back({text_[i], false, i + 1});
+      } else if (i + 1 == text_.size()) {
+        fail("a '\\' with no character after it", i + 1);
+      } else {
+        out.push_back({text_[i + 1], true, i + 2});
+        ++i;
+      }
+    }
+    return out;
+  }
+
+  // The text of one name: in a regular expression an escape stays one (\. is a dot), except
+  // before the characters that only the expression's syntax gives a meaning to.
+  static std::string name_text(const Chars& chars, bool regex) {
+    std::string s;
+    for (const auto& ch : chars) {
+      if (regex && ch.backslash && ch.c != '@' && ch.c != ',' && ch.c != '/') s += '\\';
+      s += ch.c;
+    }
+    return s;
+  }
+
+  NvtxName name(const Chars& chars, bool regex, const std::string& what) const {
+    if (chars.empty()) fail("an empty " + what);
+    try {
+      return NvtxName(name_text(chars, regex), regex);
+    } catch (const std::regex_error& e) {
+      fail(fmt::format("'{}' is not a regular expression ({})", name_text(chars, regex), e.what()),
+           chars.front().at);
+    }
+  }
+
+ private:
+  std::string_view text_;
+  std::string_view option_;
+};
+
+// Where in `chars` a bare `c` first is, if anywhere.
+std::optional<std::size_t> find(const Chars& chars, char c, std::size_t from = 0) {
+  for (std::size_t i = from; i < chars.size(); ++i)
+    if (is(chars[i], c)) return i;
+  return std::nullopt;
+}
+
+}  // namespace
+
+NvtxName::NvtxName(std::string text, bool regex) : text_(std::move(text)), regex_(regex) {
+  if (regex_) pattern_ = std::regex(text_, std::regex::ECMAScript);
+}
+
+bool NvtxName::matches(const std::string& name) const {
+  return regex_ ? std::regex_search(name, pattern_) : name == text_;
+}
+
+NvtxExpression NvtxExpression::parse(std::string_view text, std::string_view option) {
+  const Parser parser(text, option);
+  NvtxExpression e;
+  e.text_ = std::string(text);
+  const bool regex = text.substr(0, kRegexPrefix.size()) == kRegexPrefix;
+  Chars chars = parser.characters(regex ? kRegexPrefix.size() : 0);
+  if (chars.empty())
+    parser.fail("an empty expression (name a range: A/ for push/pop, A for start/end)");
+
+  // Domain@ranges: one domain per expression.
+  Chars range = chars;
+  if (const auto at = find(chars, '@')) {
+    if (const auto second = find(chars, '@', *at + 1))
+      parser.fail("a second '@' (an expression names ranges of one domain)", chars[*second].at);
+    if (*at == 0) parser.fail("an empty domain name before '@'", chars[*at].at);
+    e.domain_ = parser.name(Chars(chars.begin(), chars.begin() + *at), regex, "domain name");
+    range.assign(chars.begin() + *at + 1, chars.end());
+    if (range.empty()) parser.fail("no range name after '@'", chars[*at].at);
+  }
+
+  // In a regular expression, "/[" at the start and "/]" at the end are the expression's own
+  // brackets, not the stack's bottom and top.
+  if (regex && range.size() >= 2 && is(range[0], '/') && is(range[1], '[')) {
+    range.erase(range.begin());
+    range.front().escaped = true;
+  } else if (is(range.front(), '[')) {
+    e.at_bottom_ = true;
+    range.erase(range.begin());
+  }
+  if (regex && range.size() >= 2 && is(range.back(), ']') && is(range[range.size() - 2], '/')) {
+    range.erase(range.end() - 2);
+    range.back().escaped = true;
+  } else if (!range.empty() && is(range.back(), ']')) {
+    e.at_top_ = true;
+    range.pop_back();
+  }
+  bool trailing_slash = false;
+  if (!range.empty() && is(range.back(), '/') && !e.at_top_) {
+    trailing_slash = true;
+    range.pop_back();
+  }
+  if (range.empty()) parser.fail("no range name", text.size());
+
+  const auto slash = find(range, '/');
+  const auto comma = find(range, ',');
+  if (slash && comma)
+    parser.fail("',' (start/end ranges) and '/' (push/pop ranges) in one expression",
+                range[std::max(*slash, *comma)].at);
+  e.push_pop_ = slash || trailing_slash || e.at_bottom_ || e.at_top_;
+  if (comma && e.push_pop_)
+    parser.fail(
+        "'[', ']' and a final '/' mark push/pop ranges, not a ','-separated list of start/end "
+        "ranges",
+        range[*comma].at);
+  if (!regex)
+    for (const auto& ch : range)
+      if (is(ch, '[') || is(ch, ']'))
+        parser.fail(
+            fmt::format("'{}' marks the {} of the stack only at the {} of the ranges "
+                        "(write \\{} for the character)",
+                        ch.c, ch.c == '[' ? "bottom" : "top", ch.c == '[' ? "start" : "end", ch.c),
+            ch.at);
+
+  // The names, and the wildcards between them.
+  const char delimiter = e.push_pop_ ? '/' : ',';
+  std::vector<Chars> parts(1);
+  std::vector<std::size_t> ends;  // where each part ends: its delimiter, or past the last
+  for (const auto& ch : range) {
+    if (is(ch, delimiter)) {
+      ends.push_back(ch.at);
+      parts.emplace_back();
+    } else {
+      parts.back().push_back(ch);
+    }
+  }
+  ends.push_back(range.back().at + 1);
+  std::optional<Gap> pending;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const Chars& part = parts[i];
+    if (part.empty()) parser.fail("an empty range name", ends[i]);
+    const bool star = part.size() == 1 && is(part[0], '*');
+    const bool plus = part.size() == 1 && is(part[0], '+');
+    if (!star && !plus) {
+      if (!e.names_.empty()) e.gaps_.push_back(pending.value_or(Gap::adjacent));
+      pending.reset();
+      e.names_.push_back(parser.name(part, regex, "range name"));
+      continue;
+    }
+    if (!e.push_pop_)
+      parser.fail(
+          "'*' and '+' stand between push/pop ranges (A/*/B), not in a list of "
+          "start/end ranges",
+          part[0].at);
+    if (e.names_.empty() || pending || i + 1 == parts.size())
+      parser.fail(
+          fmt::format("a '{}' needs a range name on each side (A/{}/B)", part[0].c, part[0].c),
+          part[0].at);
+    pending = star ? Gap::any : Gap::one;
+  }
+  return e;
+}
+
+bool NvtxExpression::matches(const NvtxOpen& open) const {
+  const auto& by_domain = push_pop_ ? open.stacks : open.started;
+  for (const auto& [domain, ranges] : by_domain) {
+    if (!domain_.matches(domain)) continue;
+    if (push_pop_ ? stack_matches(ranges)
+                  : std::all_of(names_.begin(), names_.end(), [&](const NvtxName& n) {
+                      return std::any_of(ranges.begin(), ranges.end(),
+                                         [&](const std::string& r) { return n.matches(r); });
+                    }))
+      return true;
+  }
+  return false;
+}
+
+bool NvtxExpression::stack_matches(const std::vector<std::string>& stack) const {
+  const std::size_t last_start = at_bottom_ ? 1 : stack.size();
+  for (std::size_t p = 0; p < last_start && p < stack.size(); ++p)
+    if (stack_matches_from(stack, 0, p)) return true;
+  return false;
+}
+
+// Whether names_[name..] match the stack with names_[name] at `position`.
+bool NvtxExpression::stack_matches_from(const std::vector<std::string>& stack, std::size_t name,
+                                        std::size_t position) const {
+  if (!names_[name].matches(stack[position])) return false;
+  if (name + 1 == names_.size()) return !at_top_ || position + 1 == stack.size();
+  switch (gaps_[name]) {
+    case Gap::adjacent:
+      return position + 1 < stack.size() && stack_matches_from(stack, name + 1, position + 1);
+    case Gap::one:
+      return position + 2 < stack.size() && stack_matches_from(stack, name + 1, position + 2);
+    case Gap::any:
+      for (std::size_t next = position + 1; next < stack.size(); ++next)
+        if (stack_matches_from(stack, name + 1, next)) return true;
+      return false;
+  }
+  return false;
+}
+
+NvtxFilter::NvtxFilter(const std::vector<std::string>& includes,
+                       const std::vector<std::string>& excludes) {
+  for (const auto& text : includes)
+    includes_.push_back(NvtxExpression::parse(text, "--nvtx-include"));
+  for (const auto& text : excludes)
+    excludes_.push_back(NvtxExpression::parse(text, "--nvtx-exclude"));
+}
+
+bool NvtxFilter::selects(const NvtxOpen& open) const {
+  const auto matches = [&](const NvtxExpression& e) { return e.matches(open); };
+  return (includes_.empty() || std::any_of(includes_.begin(), includes_.end(), matches)) &&
+         std::none_of(excludes_.begin(), excludes_.end(), matches);
+}
+
+}  // namespace gpulab::report
