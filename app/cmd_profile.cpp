@@ -152,8 +152,11 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   const auto thresholds = parse_thresholds(options.thresholds);
   RecordFolder folder;
   const report::InjectionConfig config = injection_config(plan, options, folder.path());
+  // The same library for the driver and for NVTX (inject/nvtx_ranges.hpp).
+  const std::string library = injection_library();
   const ProgramEnd end = run_program(
-      options.command, {{"CUDA_INJECTION64_PATH", injection_library()},
+      options.command, {{"CUDA_INJECTION64_PATH", library},
+                        {"NVTX_INJECTION64_PATH", library},
                         {report::kInjectionConfigVariable, report::to_json_text(config)}});
 
   report::ProgramInfo program;
@@ -164,6 +167,9 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   program.wall_seconds = end.wall_seconds;
   program.replay = report::to_string(plan.replay);
   program.kernel_filter = options.kernel;
+  program.nvtx_include = options.nvtx_include;
+  program.nvtx_exclude = options.nvtx_exclude;
+  program.capture_range = options.capture_range;
   program.launch_skip = config.launch_skip;
   program.launch_count = config.launch_count;
   report::RecordSet records;

@@ -28,6 +28,7 @@
 // stderr) and the program runs on untouched. The one exception is the watchdog.
 #include "inject/injection.hpp"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -74,7 +75,13 @@ void Injection::start() {
       GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, id));
     GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
                                            CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+    // Every NVTX call: the ranges open around each launch are in its record, filter or not.
+    GPULAB_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX));
     if (replaying()) enable_session_ending_calls();
+    if (config_.profiler_api_range)
+      for (auto id :
+           {CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop})
+        GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
     cupti::deliver_activities_to([this](cupti::Collected&& got) { on_activities(std::move(got)); });
     kinds_.emplace();
     kinds_->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -113,6 +120,15 @@ void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, co
   struct Leave {
     ~Leave() { t_in_callback = false; }
   } leave;
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    nvtx_.on_call(id, *static_cast<const CUpti_NvtxData*>(data));
+    return;
+  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart ||
+                                               id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) {
+    on_profiler_call(id, *static_cast<const CUpti_CallbackData*>(data));
+    return;
+  }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && id < ending_calls_.size() && ending_calls_[id]) {
     const auto& call = *static_cast<const CUpti_CallbackData*>(data);
     if (call.callbackSite == CUPTI_API_ENTER && t_launch.depth == 0 && session_open_) {
@@ -152,6 +168,22 @@ void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, co
   }
 }
 
+// cudaProfilerStart and cudaProfilerStop (the runtime's reach the driver's): a session open at
+// either closes first, as at any call that ends one.
+void Injection::on_profiler_call(CUpti_CallbackId id, const CUpti_CallbackData& call) {
+  if (call.callbackSite != CUPTI_API_ENTER) return;
+  if (id < ending_calls_.size() && ending_calls_[id] && t_launch.depth == 0 && session_open_) {
+    std::lock_guard<std::mutex> lock(profile_mutex_);
+    close_session();
+  }
+  if (config_.profiler_api_range) capturing_ = id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+}
+
+// Inside the capture range and the NVTX ranges asked for.
+bool Injection::in_region() const {
+  return capturing_ && (nvtx_filter_.empty() || nvtx_filter_.selects(nvtx_.open_now()));
+}
+
 bool Injection::wanted(const RecordedLaunch& r) {
   if (!filter_) return true;
   std::lock_guard<std::mutex> lock(names_mutex_);
@@ -174,7 +206,8 @@ void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
   for (int i = 0; i < 3; ++i) r.grid[i] = shape.grid[i], r.block[i] = shape.block[i];
   r.dynamic_shared_bytes = shape.dynamic_shared_bytes;
   if (driver) read_attributes(cupti::driver_function(id, info.functionParams), r);
-  r.matched = wanted(r);
+  if (nvtx_.seen()) r.nvtx = nvtx_.path_now();
+  r.matched = in_region() && wanted(r);
   f.profiling = false;
   f.copy.reset();
   f.not_copied = "the launch reached no driver launch call";
@@ -214,21 +247,53 @@ void Injection::at_exit() {
 
 }  // namespace gpulab::inject
 
-// The driver calls this once, from the program's first cuInit; 1 means the tool is in place.
-extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+namespace {
+
+// Sets gpulab up in this process, once: from the first of the program's cuInit and NVTX calls.
+void start_injection() {
   using gpulab::inject::g_injection;
-  if (g_injection) return 1;
+  if (g_injection) return;
   const char* text = std::getenv(gpulab::report::kInjectionConfigVariable);
-  if (!text) return 1;  // loaded without gpulab profile: stay out of the way
+  if (!text) return;  // loaded without gpulab profile: stay out of the way
   try {
     g_injection = new gpulab::inject::Injection(gpulab::report::injection_config_from_json(text));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpulab: the profile settings are unusable: %s\n", e.what());
-    return 1;
+    return;
   }
   pthread_atfork([] { g_injection->before_fork(); }, [] { g_injection->after_fork_in_parent(); },
                  [] { g_injection->after_fork_in_child(); });
   std::atexit([] { g_injection->at_exit(); });
   g_injection->start();
+}
+
+}  // namespace
+
+// The driver calls this once, from the program's first cuInit; 1 means the tool is in place.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  start_injection();
   return 1;
+}
+
+// NVTX calls this from the program's first NVTX call (NVTX_INJECTION64_PATH names this library),
+// which may come before any CUDA call: gpulab starts then, so that ranges pushed before the first
+// kernel are known, and hands NVTX to CUPTI, which delivers each call to gpulab's subscriber.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    const void* get_export_table) {
+  start_injection();
+  // NVTX unloads a library whose initialization fails; gpulab's exit handler lives here.
+  Dl_info self{};
+  if (::dladdr(reinterpret_cast<const void*>(&start_injection), &self) && self.dli_fname)
+    ::dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+  // CUPTI's own entry point of the same name, looked up in libcupti itself, not in this library.
+  Dl_info cupti{};
+  if (!::dladdr(reinterpret_cast<const void*>(&cuptiSubscribe_v2), &cupti) || !cupti.dli_fname)
+    return 0;
+  void* library = ::dlopen(cupti.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!library) return 0;
+  using Entry = int (*)(const void*);
+  const auto entry = reinterpret_cast<Entry>(::dlsym(library, "InitializeInjectionNvtx2"));
+  const int ready = entry ? entry(get_export_table) : 0;
+  ::dlclose(library);
+  return ready;
 }

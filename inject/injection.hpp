@@ -30,9 +30,11 @@
 #include "inject/checkpoint.hpp"
 #include "inject/counter_lock.hpp"
 #include "inject/launch_copy.hpp"
+#include "inject/nvtx_ranges.hpp"
 #include "inject/record_file.hpp"
 #include "inject/watchdog.hpp"
 #include "reports/launch_tally.hpp"
+#include "reports/nvtx_filter.hpp"
 #include "reports/profile_records.hpp"
 
 namespace gpulab::inject {
@@ -91,6 +93,8 @@ class Injection {
                   }) {
     if (!config_.kernel_filter.empty())
       filter_.emplace(config_.kernel_filter, std::regex::ECMAScript);
+    nvtx_filter_ = report::NvtxFilter(config_.nvtx_include, config_.nvtx_exclude);
+    capturing_ = !config_.profiler_api_range;
   }
 
   void start();
@@ -111,6 +115,7 @@ class Injection {
     matched_ = 0;
     profiled_ = 0;
     exit_pid_ = 0;  // the child's own end is written by its own exit
+    nvtx_.after_fork_in_child();
   }
 
  private:
@@ -143,6 +148,8 @@ class Injection {
   void read_attributes(CUfunction function, RecordedLaunch& r) const;
   void unified_memory_records_late();
   bool wanted(const RecordedLaunch& r);
+  bool in_region() const;
+  void on_profiler_call(CUpti_CallbackId id, const CUpti_CallbackData& call);
   // These throw Error: the launch entry writes what they say into the launch's record.
   cupti::RangeProfiler& profiler_for(CUcontext context);
   void enable_session_ending_calls();
@@ -156,6 +163,10 @@ class Injection {
 
   report::InjectionConfig config_;
   std::optional<std::regex> filter_;
+  report::NvtxFilter nvtx_filter_;
+  NvtxRanges nvtx_;
+  // Between cudaProfilerStart and cudaProfilerStop, or always without --capture-range.
+  std::atomic<bool> capturing_{true};
   RecordFile file_;
   report::LaunchTally tally_;
   CounterLock counter_lock_;  // held while a session is open

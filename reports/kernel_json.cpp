@@ -38,6 +38,7 @@ json kernel_fields_json(const Kernel& k) {
   // Absent, not empty, where the function is unknown (reports older than the field).
   if (!k.function.empty()) out["function"] = k.function;
   if (!k.mangled_name.empty()) out["mangled_name"] = k.mangled_name;
+  if (!k.nvtx_path.empty()) out["nvtx_path"] = k.nvtx_path;
   return out;
 }
 
@@ -170,7 +171,8 @@ std::size_t diagnosis_bytes(const Diagnosis& d) {
 
 std::size_t launch_bytes(const Kernel& k) {
   std::size_t n = sizeof(Kernel) + text_bytes(k.name) + text_bytes(k.function) +
-                  text_bytes(k.mangled_name) + kEntryBytes * (k.metrics.size() + k.derived.size());
+                  text_bytes(k.mangled_name) + text_bytes(k.nvtx_path) +
+                  kEntryBytes * (k.metrics.size() + k.derived.size());
   if (k.diagnosis) n += diagnosis_bytes(*k.diagnosis);
   return n;
 }
@@ -204,6 +206,7 @@ Kernel read_kernel(const Reader& r) {
   k.function = r.str_or("function", "");
   k.mangled_name = r.str_or("mangled_name", "");
   k.launch_index = static_cast<int>(r.integer_or("launch_index", 0));
+  k.nvtx_path = r.str_or("nvtx_path", "");
   if (r.has("attributes")) {
     const auto a = r.at("attributes");
     auto& s = k.attributes;
@@ -302,7 +305,7 @@ std::vector<Kernel> read_launch_columns(const Reader& r) {
   // stand for kilobytes each. What reading makes of them is bounded before it is made (at most
   // what launch_bytes counts when the report is written, so what gpulab writes it reads back).
   std::size_t shared = sizeof(Kernel);
-  for (const char* field : {"name", "function", "mangled_name"})
+  for (const char* field : {"name", "function", "mangled_name", "nvtx_path"})
     if (r.has(field) && r.at(field).node().is_string())
       shared += text_bytes(r.at(field).node().get_ref<const std::string&>());
   std::vector<std::size_t> stored;

@@ -8,13 +8,14 @@ bool LaunchTally::record_in_full(const std::string& mangled_name, bool matched, 
                                  std::uint32_t correlation_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   Function& f = functions_[mangled_name];
-  f.matched = matched;
+  f.matched = f.matched || matched;  // some launch of it passed
   if (profiled || f.recorded < kFullRecordsPerFunction) {
     ++f.recorded;
     recorded_in_full_.insert(correlation_id);
     return true;
   }
   ++f.counted;
+  if (!matched) ++f.unmatched;
   f.changed = true;
   ++since_take_;
   return false;
@@ -43,7 +44,8 @@ std::string LaunchTally::take_lines(std::int64_t pid) {
   std::string lines;
   for (auto& [name, f] : functions_) {
     if (!f.changed) continue;
-    lines += to_line(RecordedTally{pid, name, f.matched, f.counted, f.timed, f.seconds});
+    lines +=
+        to_line(RecordedTally{pid, name, f.matched, f.counted, f.timed, f.seconds, f.unmatched});
     f.changed = false;
   }
   since_take_ = 0;

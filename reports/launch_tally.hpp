@@ -50,6 +50,7 @@ class LaunchTally {
     std::int64_t counted = 0;   // launches counted only
     std::int64_t timed = 0;     // durations folded
     double seconds = 0;
+    std::int64_t unmatched = 0;  // of `counted`: launches outside the selection
     bool matched = false;
     bool changed = false;
   };

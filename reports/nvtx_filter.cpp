@@ -236,6 +236,34 @@ bool NvtxExpression::stack_matches_from(const std::vector<std::string>& stack, s
   return false;
 }
 
+std::string nvtx_path(const std::vector<std::string>& ranges) {
+  std::string path;
+  for (const auto& name : ranges) {
+    if (!path.empty()) path += '/';
+    for (char c : name) {
+      if (c == '/' || c == '\\') path += '\\';
+      path += c;
+    }
+  }
+  return path;
+}
+
+std::vector<std::string> nvtx_path_parts(std::string_view path) {
+  std::vector<std::string> parts;
+  if (path.empty()) return parts;
+  parts.emplace_back();
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '\\' && i + 1 < path.size()) {
+      parts.back() += path[++i];
+    } else if (path[i] == '/') {
+      parts.emplace_back();
+    } else {
+      parts.back() += path[i];
+    }
+  }
+  return parts;
+}
+
 NvtxFilter::NvtxFilter(const std::vector<std::string>& includes,
                        const std::vector<std::string>& excludes) {
   for (const auto& text : includes)

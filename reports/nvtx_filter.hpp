@@ -68,6 +68,11 @@ class NvtxExpression {
   bool at_top_ = false;
 };
 
+// A launch's ranges as one path, outermost first: the names joined by '/', a '/' or '\' inside a
+// name escaped with '\' (the expressions' notation). `nvtx_path_parts` takes one apart.
+std::string nvtx_path(const std::vector<std::string>& ranges);
+std::vector<std::string> nvtx_path_parts(std::string_view path);
+
 // Every --nvtx-include and --nvtx-exclude of a profile.
 class NvtxFilter {
  public:

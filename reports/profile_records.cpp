@@ -81,6 +81,7 @@ void read_line(const RecordLine::Object& r, RecordSet& into) {
     read_shape(r, "block", l.block);
     l.dynamic_shared_bytes = static_cast<std::uint32_t>(r.integer_or("dynamic_shared_bytes", 0));
     if (r.has("attributes")) l.attributes = read_attributes(r.object("attributes"));
+    l.nvtx = r.strings_or_empty("nvtx");
     l.matched = r.boolean_or("matched", false);
     l.profiled = r.boolean_or("profiled", false);
     l.passes = static_cast<int>(r.integer_or("passes", 0));
@@ -114,11 +115,12 @@ void read_line(const RecordLine::Object& r, RecordSet& into) {
     t.mangled_name = r.str("name");
     t.matched = r.boolean_or("matched", false);
     t.launches = r.integer("launches");
+    t.unmatched = r.integer_or("unmatched", t.matched ? 0 : t.launches);
     t.timed_launches = r.integer_or("timed_launches", 0);
     t.total_seconds = r.number_or("total_seconds", 0);
-    if (t.launches < 0 || t.timed_launches < 0 || !(t.total_seconds >= 0) ||
-        !std::isfinite(t.total_seconds))
-      throw NotARecord("a tally holds a negative or non-finite count");
+    if (t.launches < 0 || t.timed_launches < 0 || t.unmatched < 0 || t.unmatched > t.launches ||
+        !(t.total_seconds >= 0) || !std::isfinite(t.total_seconds))
+      throw NotARecord("a tally holds a negative, inconsistent or non-finite count");
     // Cumulative: a later line of the same process and function holds at least as much.
     RecordedTally& kept = into.tallies[{pid, t.mangled_name}];
     if (t.launches >= kept.launches && t.timed_launches >= kept.timed_launches) kept = std::move(t);
@@ -186,6 +188,7 @@ std::string to_line(const RecordedLaunch& r) {
               {"block", shape(r.block)}, {"dynamic_shared_bytes", r.dynamic_shared_bytes},
               {"matched", r.matched},    {"profiled", r.profiled}};
   if (r.attributes) out["attributes"] = attributes_json(*r.attributes);
+  if (!r.nvtx.empty()) out["nvtx"] = r.nvtx;
   if (r.profiled) {
     out["passes"] = r.passes;
     out["metrics"] = finite(r.metrics);
@@ -230,6 +233,7 @@ std::string to_line(const RecordedTally& r) {
                   {"name", r.mangled_name},
                   {"matched", r.matched},
                   {"launches", r.launches},
+                  {"unmatched", r.unmatched},
                   {"timed_launches", r.timed_launches},
                   {"total_seconds", r.total_seconds}});
 }

@@ -42,8 +42,10 @@ struct RecordedLaunch {
   std::uint32_t block[3] = {0, 0, 0};
   std::uint32_t dynamic_shared_bytes = 0;
   std::optional<StaticAttributes> attributes;  // when the driver could be asked
-  bool matched = false;                        // passed --kernel
-  bool profiled = false;                       // counters collected (or tried: see `error`)
+  // The NVTX ranges open around it, outermost first (inject/nvtx_ranges.hpp); empty when none.
+  std::vector<std::string> nvtx;
+  bool matched = false;   // passed --kernel, the NVTX filter and the capture range
+  bool profiled = false;  // counters collected (or tried: see `error`)
   int passes = 0;
   std::map<std::string, double> metrics;
   std::string error;  // why counters of a profiled launch are missing
@@ -92,6 +94,8 @@ struct RecordedTally {
   std::int64_t launches = 0;        // launches counted, not recorded
   std::int64_t timed_launches = 0;  // durations folded into total_seconds, joined by name
   double total_seconds = 0;
+  // Of `launches`, those that did not pass --kernel, the NVTX filter or the capture range.
+  std::int64_t unmatched = 0;
 };
 
 // Everything the files of one profiled run held.

@@ -10,6 +10,7 @@
 #include "reports/kernel_name.hpp"
 #include "reports/launch_tally.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/nvtx_filter.hpp"
 #include "reports/report.hpp"
 #include "reports/statistics.hpp"
 #include "reports/timeline.hpp"
@@ -56,6 +57,7 @@ Kernel kernel_of(const RecordedLaunch& launch, const RecordedKernelTime* activit
   k.function = demangle(launch.mangled_name);
   k.mangled_name = launch.mangled_name;
   k.launch_index = launch_index;
+  k.nvtx_path = nvtx_path(launch.nvtx);
   if (launch.attributes) {
     k.attributes = *launch.attributes;
   } else if (activity && activity->registers_per_thread > 0) {
@@ -158,6 +160,41 @@ ProcessInfo process_info(const RecordedProcess& p, const RecordSet& records) {
   return info;
 }
 
+// What chose the profiled launches, as the command line said it: "--kernel 'x', --nvtx-include
+// 'train/'"; empty when every launch was a candidate.
+std::string selection(const ProgramInfo& program) {
+  std::vector<std::string> options;
+  if (!program.kernel_filter.empty())
+    options.push_back(fmt::format("--kernel '{}'", program.kernel_filter));
+  for (const auto& e : program.nvtx_include)
+    options.push_back(fmt::format("--nvtx-include '{}'", e));
+  for (const auto& e : program.nvtx_exclude)
+    options.push_back(fmt::format("--nvtx-exclude '{}'", e));
+  if (program.capture_range != "none")
+    options.push_back("--capture-range " + program.capture_range);
+  return fmt::format("{}", fmt::join(options, ", "));
+}
+
+// The GPU time of the launches inside each NVTX range path and its parents: a launch inside
+// train/step counts for train and for train/step.
+std::vector<RangeTime> range_times(const std::vector<const RecordedLaunch*>& launches,
+                                   const ActivityByLaunch& activities) {
+  std::map<std::vector<std::string>, RangeTime> by_path;  // in path order: a parent first
+  for (const RecordedLaunch* l : launches) {
+    const auto seconds = duration_of(*l, activities);
+    for (std::size_t depth = 1; depth <= l->nvtx.size(); ++depth) {
+      const std::vector<std::string> prefix(l->nvtx.begin(), l->nvtx.begin() + depth);
+      RangeTime& r = by_path[prefix];
+      if (r.path.empty()) r.path = nvtx_path(prefix);
+      ++r.launches;
+      r.seconds += seconds.value_or(0);
+    }
+  }
+  std::vector<RangeTime> out;
+  for (auto& [path, r] : by_path) out.push_back(std::move(r));
+  return out;
+}
+
 void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t untimed) {
   std::int64_t unmatched = 0, unprofiled = 0, counted = 0;
   std::set<std::string> unmatched_functions;
@@ -171,12 +208,9 @@ void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t 
   }
   for (const auto& [key, tally] : records.tallies) {
     counted += tally.launches;
-    if (tally.matched) {
-      unprofiled += tally.launches;
-    } else if (tally.launches > 0) {
-      unmatched += tally.launches;
-      unmatched_functions.insert(tally.mangled_name);
-    }
+    unprofiled += tally.launches - tally.unmatched;
+    unmatched += tally.unmatched;
+    if (tally.unmatched > 0) unmatched_functions.insert(tally.mangled_name);
   }
   // The skipped launches are the first matching ones; every later unprofiled one is past the
   // count.
@@ -185,9 +219,10 @@ void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t 
   auto& out = program.left_out;
   if (unmatched > 0)
     out.push_back(
-        fmt::format("{} launches of {} functions did not match --kernel '{}': timed, "
-                    "not profiled",
-                    unmatched, unmatched_functions.size(), program.kernel_filter));
+        fmt::format("{} launches of {} functions were not selected{}: timed, not "
+                    "profiled",
+                    unmatched, unmatched_functions.size(),
+                    selection(program).empty() ? "" : " by " + selection(program)));
   if (skipped > 0)
     out.push_back(
         fmt::format("the first {} matching launches were skipped (--launch-skip): "
@@ -309,6 +344,7 @@ Report program_report(ProgramInfo program, const RecordSet& records,
     if (report.device.cupti_version == 0) report.device.cupti_version = p.cupti_version;
   }
   note_left_out(program, records, untimed);
+  program.ranges = range_times(launches, activities);
   report.program = std::move(program);
   return report;
 }

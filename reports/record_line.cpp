@@ -373,6 +373,21 @@ std::vector<std::int64_t> RecordLine::Object::integers(std::string_view key) con
   return out;
 }
 
+std::vector<std::string> RecordLine::Object::strings_or_empty(std::string_view key) const {
+  std::vector<std::string> out;
+  const int i = find(key);
+  if (i < 0) return out;
+  if (line_->values_[i].kind != Kind::array)
+    throw NotARecord(std::string(key) + ": expected an array");
+  for (std::size_t e = i + 1; e < line_->used_; ++e) {
+    const Value& v = line_->values_[e];
+    if (v.parent != i) continue;
+    if (v.kind != Kind::string) throw NotARecord(std::string(key) + ": expected strings");
+    out.push_back(v.text);
+  }
+  return out;
+}
+
 std::map<std::string, double> RecordLine::Object::number_map_or_empty(std::string_view key) const {
   std::map<std::string, double> out;
   if (!has(key)) return out;

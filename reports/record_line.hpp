@@ -42,6 +42,8 @@ class RecordLine {
     Object object(std::string_view key) const;
     // The integers of an array member, in order.
     std::vector<std::int64_t> integers(std::string_view key) const;
+    // The strings of an array member, in order; empty when absent.
+    std::vector<std::string> strings_or_empty(std::string_view key) const;
     // A {name: number} member; null values (not measured) are skipped. Empty when absent.
     std::map<std::string, double> number_map_or_empty(std::string_view key) const;
 

@@ -38,6 +38,9 @@ struct Kernel {
   std::string function;       // demangled signature, as ncu and nsys print it; empty if unknown
   std::string mangled_name;   // as the toolchain and `ncu --print-kernel-base mangled` write it
   int launch_index = 0;  // order within the variant
+  // A profiled program's launch: the NVTX ranges open around it, outermost first, as one path
+  // (reports/nvtx_filter.hpp: "train/step/forward"); empty when none was.
+  std::string nvtx_path;
   StaticAttributes attributes;
   std::map<std::string, double> metrics;  // raw CUPTI metric name -> value
   std::map<std::string, double> derived;  // see reports/derived.hpp
@@ -80,6 +83,14 @@ struct ProcessInfo {
   std::string note;       // why its records stop early, or why nothing was measured in it
 };
 
+// The kernels launched inside one NVTX range of a profiled program, as nsys's NVTX GPU
+// projection counts them: the launches recorded one by one whose range path starts with `path`.
+struct RangeTime {
+  std::string path;  // reports/nvtx_filter.hpp: "train/step"
+  std::int64_t launches = 0;
+  double seconds = 0;  // the GPU time of those launches
+};
+
 // What `gpulab profile` ran and how it went.
 struct ProgramInfo {
   std::vector<std::string> argv;  // the program and its arguments, as executed
@@ -89,6 +100,9 @@ struct ProgramInfo {
   double wall_seconds = 0;        // from start to end, profiling included
   std::string replay;             // "kernel" (CUPTI kernel replay), "batch" or "none"
   std::string kernel_filter;      // the --kernel regular expression; empty: every kernel
+  std::vector<std::string> nvtx_include;  // --nvtx-include expressions (reports/nvtx_filter.hpp)
+  std::vector<std::string> nvtx_exclude;
+  std::string capture_range = "none";  // or "cudaProfilerApi"
   std::int64_t launch_skip = 0;   // matching launches left unprofiled before the first profiled
   std::int64_t launch_count = 0;  // most launches profiled; 0: no limit
   std::int64_t launches = 0;      // kernel launches in every process
@@ -96,6 +110,7 @@ struct ProgramInfo {
   double kernel_seconds = 0;  // sum of every timed launch's duration
   std::vector<ProcessInfo> processes;
   std::vector<std::string> left_out;  // what was not measured, and why
+  std::vector<RangeTime> ranges;      // every range with launches inside, a parent before its own
 };
 
 struct Variant {

@@ -117,6 +117,16 @@ json program_json(const ProgramInfo& p) {
               {"processes", std::move(processes)},
               {"left_out", p.left_out}};
   out["exit_code"] = p.exit_code ? json(*p.exit_code) : json(nullptr);
+  // The NVTX selection and ranges only where there are some: a report without reads as before.
+  if (!p.nvtx_include.empty()) out["nvtx_include"] = p.nvtx_include;
+  if (!p.nvtx_exclude.empty()) out["nvtx_exclude"] = p.nvtx_exclude;
+  if (p.capture_range != "none") out["capture_range"] = p.capture_range;
+  if (!p.ranges.empty()) {
+    json ranges = json::array();
+    for (const auto& r : p.ranges)
+      ranges.push_back({{"path", r.path}, {"launches", r.launches}, {"seconds", r.seconds}});
+    out["ranges"] = std::move(ranges);
+  }
   return out;
 }
 
@@ -266,6 +276,17 @@ ProgramInfo read_program(const Reader& r) {
     });
   if (r.has("left_out"))
     r.each("left_out", [&](const Reader& s) { p.left_out.push_back(s.as_string()); });
+  for (auto [key, into] :
+       {std::pair{"nvtx_include", &p.nvtx_include}, std::pair{"nvtx_exclude", &p.nvtx_exclude}})
+    if (r.has(key)) r.each(key, [&](const Reader& s) { into->push_back(s.as_string()); });
+  p.capture_range = r.str_or("capture_range", "none");
+  if (r.has("ranges"))
+    r.each("ranges", [&](const Reader& q) {
+      RangeTime& range = p.ranges.emplace_back();
+      range.path = q.str("path");
+      range.launches = q.whole_amount_or("launches", 0);
+      range.seconds = q.amount_or("seconds", 0);
+    });
   return p;
 }
 

@@ -7,6 +7,7 @@
 
 #include "reports/derived.hpp"
 #include "reports/kernel_name.hpp"
+#include "reports/nvtx_filter.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/render_timeline.hpp"
 #include "reports/render/table.hpp"
@@ -183,6 +184,9 @@ std::string program_header(const Report& r, const Style& style) {
       p.profiled_launches, shown(p.replay, style),
       p.kernel_filter.empty() ? "" : " · --kernel '" + shown(p.kernel_filter, style) + "'",
       units::seconds(p.kernel_seconds));
+  for (const auto& e : p.nvtx_include) out += "--nvtx-include '" + shown(e, style) + "'\n";
+  for (const auto& e : p.nvtx_exclude) out += "--nvtx-exclude '" + shown(e, style) + "'\n";
+  if (p.capture_range != "none") out += "--capture-range " + shown(p.capture_range, style) + "\n";
   for (const auto& process : p.processes)
     if (!process.note.empty())
       out += fmt::format("process {}: {}\n", process.pid, shown(process.note, style));
@@ -211,6 +215,22 @@ std::string functions_table(const Report& r, const Style& style) {
                    timed ? units::seconds(t.max) : "-", std::to_string(f.profiled_launches)});
   }
   return table.empty() ? "no kernel launches recorded\n" : render_table(table, style);
+}
+
+// A profiled program's NVTX ranges, each indented under its parent: the GPU time of the kernels
+// launched inside, and its share of the program's kernel time.
+std::string ranges_table(const ProgramInfo& p, const Style& style) {
+  if (p.ranges.empty()) return "";
+  TextTable table({"NVTX range", "launches", "GPU time", "share"}, 1);
+  for (const auto& range : p.ranges) {
+    const auto parts = nvtx_path_parts(range.path);
+    const std::string name = std::string(2 * (parts.size() - 1), ' ') + parts.back();
+    table.add_row({shown(name, style), std::to_string(range.launches),
+                   units::seconds(range.seconds),
+                   p.kernel_seconds > 0 ? units::percent(range.seconds / p.kernel_seconds) : "-"});
+  }
+  return "\n" + render_table(table, style) +
+         "(the launches recorded one by one: each function's first 256 and the profiled ones)\n";
 }
 
 std::string flop_rate(double flops_per_second) {
@@ -387,7 +407,8 @@ std::string counters_table(const Report& r, const Style& style) {
 }  // namespace
 
 std::string render_text(const Report& r, const Style& style) {
-  std::string out = r.program ? program_header(r, style) + "\n" + functions_table(r, style)
+  std::string out = r.program ? program_header(r, style) + "\n" + functions_table(r, style) +
+                                    ranges_table(*r.program, style)
                               : header(r, style) + "\n" + timing_table(r, style);
   if (const std::string kernels = r.program ? "" : kernels_table(r, style); !kernels.empty())
     out += "\n" + kernels;

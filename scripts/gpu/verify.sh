@@ -12,7 +12,8 @@
 #   registry (every lab of the registry at small odd sizes, tests/gpu/lab_registry_test.cpp),
 #   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
 #   overhead, ncu-apps (the test programs' counters against ncu's, for each replay mode), run-all
-#   (`run --all --diagnose` reports of every lab, for the HTML report).
+#   (`run --all --diagnose` reports of every lab, for the HTML report), torch-nvtx
+#   (scripts/torch_nvtx.py profiled with --nvtx-include: the ranges of its profiled launches).
 # GPULAB_VERIFY_APPS: the test programs of the ncu-apps step (default: the five that launch
 # kernels of their own without waiting on each other).
 # GPULAB_VERIFY_TESTS: the gtest filter of the profile-tests step (default: every test of gpulab
@@ -100,6 +101,29 @@ for replay in ${replays//,/ }; do
   grep -E "verdict|principal|launches|theoretical_occupancy" "$logs/torch_profile_$replay.txt" \
       | head -30
 done
+
+if wants torch-nvtx && enough 60 "PyTorch NVTX profile"; then
+  # Only the launches inside step/*/forward are profiled; every launch keeps its range path.
+  step "PyTorch: --nvtx-include 'step/forward' on a loop of NVTX-marked steps"
+  start=$(ms)
+  timeout "$(upto 120)" $bin profile --replay kernel --launch-count all \
+      --nvtx-include 'step/forward' --json "$reports/torch_nvtx.json" \
+      -- python3 scripts/torch_nvtx.py >"$logs/torch_nvtx.txt" 2>&1
+  note "pytorch --nvtx-include step/forward: exit $? in $(( ($(ms) - start) / 1000 )) s"
+  sed -n '1,60p' "$logs/torch_nvtx.txt"
+  while IFS= read -r line; do note "$line"; done < <(python3 - "$reports/torch_nvtx.json" <<'PY'
+import json, sys
+sys.path.insert(0, "scripts")
+from report_kernels import kernels_of
+report = json.load(open(sys.argv[1]))
+paths = sorted({k.get("nvtx_path", "") for v in report["variants"] for k in kernels_of(v)})
+print("torch-nvtx: profiled launches", report["program"]["profiled_launches"], "of",
+      report["program"]["launches"], "· their range paths", paths)
+for r in report["program"].get("ranges", []):
+    print("torch-nvtx: range", r["path"], r["launches"], "launches", f'{r["seconds"] * 1e6:.1f} us')
+PY
+  )
+fi
 
 if wants overhead && enough 60 "overhead"; then
   # Both tools on every launch and on the first alone: the difference over the other 199

@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 
@@ -265,6 +266,73 @@ TEST(ProfileGpu, SpinWaitNeedsReplayNoneAndTheWatchdogNamesTheKernel) {
   ASSERT_TRUE(free_running.report);
   EXPECT_EQ(free_running.report->program->profiled_launches, 0);
   EXPECT_EQ(function(*free_running.report, "wait_for_flag")->totals->timed_launches, 1);
+}
+
+// The profiled launches of each function of a report, by function name.
+std::map<std::string, std::int64_t> profiled_by_function(const report::Report& r) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& v : r.variants)
+    if (v.totals && v.totals->profiled_launches > 0) out[v.name] = v.totals->profiled_launches;
+  return out;
+}
+
+// tests/apps/nvtx_ranges: each expression of ncu's syntax profiles exactly the launches inside
+// its ranges, the others are timed; a range pushed before the first CUDA call counts too.
+TEST(ProfileGpu, NvtxExpressionsProfileExactlyTheLaunchesInsideTheirRanges) {
+  GPULAB_REQUIRE_GPU();
+  using Counts = std::map<std::string, std::int64_t>;
+  const std::pair<std::string, Counts> cases[] = {
+      {"--nvtx-include forward/", {{"forward", 3}}},
+      {"--nvtx-include '[setup'", {{"fill", 1}}},
+      {"--nvtx-include 'Domain B@io/'", {{"pack", 3}}},
+      {"--nvtx-include epoch", {{"forward", 3}, {"backward", 3}, {"pack", 3}}},
+      {"--nvtx-include 'train/*/backward]'", {{"backward", 3}}},
+      {"--nvtx-include 'train/+/forward'", {{"forward", 3}}},
+      {"--nvtx-include step/ --nvtx-exclude 'Domain B@io/'", {{"forward", 3}, {"backward", 3}}},
+      {"--nvtx-exclude train/", {{"fill", 1}, {"tail", 1}}},
+  };
+  for (const auto& [options, expected] : cases) {
+    const auto p = profile("--replay kernel --metrics basic " + options, "nvtx_ranges");
+    ASSERT_EQ(p.code, 0) << options << "\n" << p.output;
+    ASSERT_TRUE(p.report) << options << "\n" << p.output;
+    EXPECT_EQ(p.report->program->launches, 11) << options;
+    EXPECT_EQ(profiled_by_function(*p.report), expected) << options << "\n" << p.output;
+  }
+}
+
+// Every launch is in the range paths of the report, filter or not: the GPU time inside each.
+TEST(ProfileGpu, NvtxRangesGroupTheLaunchesByPath) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("--replay none", "nvtx_ranges");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  std::map<std::string, std::int64_t> launches;
+  for (const auto& r : p.report->program->ranges) {
+    launches[r.path] = r.launches;
+    EXPECT_GT(r.seconds, 0) << r.path;
+  }
+  const std::map<std::string, std::int64_t> expected = {{"setup", 1},
+                                                        {"epoch", 9},
+                                                        {"epoch/train", 9},
+                                                        {"epoch/train/step", 9},
+                                                        {"epoch/train/step/forward", 3},
+                                                        {"epoch/train/step/backward", 3},
+                                                        {"epoch/train/step/Domain B@io", 3}};
+  EXPECT_EQ(launches, expected) << p.output;
+}
+
+// tests/apps/profiler_range: only the launches between cudaProfilerStart and Stop.
+TEST(ProfileGpu, CaptureRangeProfilesOnlyBetweenProfilerStartAndStop) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("--capture-range cudaProfilerApi", "profiler_range");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  EXPECT_EQ(p.report->program->launches, 7);
+  EXPECT_EQ(profiled_by_function(*p.report), (std::map<std::string, std::int64_t>{{"inside", 3}}))
+      << p.output;
+  const auto whole = profile("", "profiler_range");
+  ASSERT_TRUE(whole.report) << whole.output;
+  EXPECT_EQ(whole.report->program->profiled_launches, 7) << "without it, every launch";
 }
 
 }  // namespace

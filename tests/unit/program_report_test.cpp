@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <map>
 #include <sstream>
 
 #include "reports/base/errors.hpp"
 #include "reports/diagnosis/occupancy_limit.hpp"
 #include "reports/launch_tally.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/nvtx_filter.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
 #include "reports/render/render_text.hpp"
@@ -336,8 +338,10 @@ TEST(ProfileRecords, TheLatestTallyOfAFunctionHoldsItAll) {
 TEST(ProgramReport, TalliedLaunchesCountInTheTotalsAndAreSaid) {
   RecordSet records = two_functions();
   records.tallies[{100, kSaxpy}] = RecordedTally{100, kSaxpy, true, 1000, 999, 0.010};
-  records.tallies[{100, "_Z5otherv"}] = RecordedTally{100, "_Z5otherv", false, 7, 7, 0.001};
-  const Report r = program_report(program(), records, "basic");
+  records.tallies[{100, "_Z5otherv"}] = RecordedTally{100, "_Z5otherv", false, 7, 7, 0.001, 7};
+  ProgramInfo p = program();
+  p.kernel_filter = "saxpy";
+  const Report r = program_report(p, records, "basic");
   const Variant& saxpy = r.variants.at(0);
   EXPECT_EQ(saxpy.name, "saxpy");
   EXPECT_EQ(saxpy.totals->launches, 1003);
@@ -350,7 +354,8 @@ TEST(ProgramReport, TalliedLaunchesCountInTheTotalsAndAreSaid) {
   EXPECT_NE(left_out.find("1007 launches past each function's first 256 were counted"),
             std::string::npos)
       << left_out;
-  EXPECT_NE(left_out.find("7 launches of 1 functions did not match"), std::string::npos)
+  EXPECT_NE(left_out.find("7 launches of 1 functions were not selected by --kernel"),
+            std::string::npos)
       << left_out;
   EXPECT_NE(left_out.find("1002 matching launches after the first 2"), std::string::npos)
       << left_out;
@@ -489,6 +494,81 @@ TEST(ProgramReport, SurvivesTheJsonRoundTripAndIsNotALab) {
   auto both = to_json(r);
   both["lab"] = {{"name", "transpose"}};
   EXPECT_THROW(from_json(both), UsageError);
+}
+
+// The NVTX ranges around each launch travel in its record; the report counts each launch, with
+// its GPU time, for its range path and each of the path's parents (nsys's NVTX GPU projection).
+TEST(ProgramReport, LaunchesAreGroupedByTheirNvtxRangePath) {
+  RecordSet recorded = two_functions();
+  recorded.launches[0].nvtx = {"train", "step", "forward"};      // saxpy, profiled: 20 us
+  recorded.launches[1].nvtx = {"train", "step", "Domain B@io"};  // scale, profiled: 5 us
+  recorded.launches[2].nvtx = {"train", "a/b\\c"};               // saxpy: 10 us
+  // launch 3 (saxpy, 10 us) is outside every range.
+  RecordSet records;
+  std::istringstream in(lines_of(recorded));
+  read_records(in, records);
+  ASSERT_EQ(records.launches.at(0).nvtx, recorded.launches[0].nvtx) << "the record keeps them";
+  ASSERT_EQ(records.launches.at(2).nvtx, recorded.launches[2].nvtx);
+  EXPECT_TRUE(records.launches.at(3).nvtx.empty());
+  const Report r = program_report(program(), records, "basic");
+
+  std::map<std::string, std::pair<std::int64_t, double>> ranges;
+  for (const auto& range : r.program->ranges) ranges[range.path] = {range.launches, range.seconds};
+  const std::map<std::string, std::pair<std::int64_t, double>> expected = {
+      {"train", {3, 35e-6}},
+      {"train/a\\/b\\\\c", {1, 10e-6}},
+      {"train/step", {2, 25e-6}},
+      {"train/step/Domain B@io", {1, 5e-6}},
+      {"train/step/forward", {1, 20e-6}}};
+  ASSERT_EQ(ranges.size(), expected.size()) << ::testing::PrintToString(r.program->ranges.size());
+  for (const auto& [path, want] : expected) {
+    ASSERT_EQ(ranges.count(path), 1u) << path;
+    EXPECT_EQ(ranges[path].first, want.first) << path;
+    EXPECT_NEAR(ranges[path].second, want.second, 1e-12) << path;
+  }
+  // A parent comes before its own ranges.
+  EXPECT_EQ(r.program->ranges.front().path, "train");
+  // The profiled launches carry their path, which reads back apart.
+  const Variant* saxpy = r.find_variant("saxpy");
+  ASSERT_NE(saxpy, nullptr);
+  EXPECT_EQ(saxpy->kernels.at(0).nvtx_path, "train/step/forward");
+  EXPECT_EQ(nvtx_path_parts("train/a\\/b\\\\c"), (std::vector<std::string>{"train", "a/b\\c"}));
+
+  // The report's JSON keeps the ranges and the paths; the text shows each under its parent.
+  const Report back = from_json(to_json(r));
+  ASSERT_EQ(back.program->ranges.size(), r.program->ranges.size());
+  EXPECT_EQ(back.program->ranges[2].path, r.program->ranges[2].path);
+  EXPECT_EQ(back.program->ranges[2].launches, r.program->ranges[2].launches);
+  EXPECT_EQ(back.find_variant("saxpy")->kernels.at(0).nvtx_path, "train/step/forward");
+  const std::string text = render_text(r, Style{});
+  EXPECT_NE(text.find("NVTX range"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    forward "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  step "), std::string::npos) << text;
+}
+
+// Launches counted without a record of their own still say how many were outside the selection.
+TEST(ProgramReport, TallyLinesKeepTheLaunchesOutsideTheSelection) {
+  LaunchTally tally;
+  std::uint32_t correlation = 0;
+  for (int i = 0; i < kFullRecordsPerFunction; ++i)
+    tally.record_in_full(kSaxpy, true, false, correlation++);
+  for (int i = 0; i < 10; ++i) tally.record_in_full(kSaxpy, i % 2 == 0, false, correlation++);
+  RecordSet records;
+  std::istringstream in(tally.take_lines(100));
+  read_records(in, records);
+  ASSERT_EQ(records.tallies.size(), 1u);
+  const RecordedTally& t = records.tallies.begin()->second;
+  EXPECT_EQ(t.launches, 10);
+  EXPECT_EQ(t.unmatched, 5);
+  ProgramInfo p = program();
+  p.nvtx_include = {"train/"};
+  p.capture_range = "cudaProfilerApi";
+  const Report r = program_report(p, records, "basic");
+  const std::string left_out = ::testing::PrintToString(r.program->left_out);
+  EXPECT_NE(left_out.find("5 launches of 1 functions were not selected by --nvtx-include "
+                          "'train/', --capture-range cudaProfilerApi: timed, not profiled"),
+            std::string::npos)
+      << left_out;
 }
 
 }  // namespace
