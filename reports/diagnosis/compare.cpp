@@ -147,10 +147,20 @@ std::vector<LineDelta> line_deltas(const KernelSource& a, const KernelSource& b)
   return out;
 }
 
+}  // namespace
+
+std::string delta_label(const KernelDelta& k) {
+  std::string label = k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b;
+  return k.nvtx_path.empty() ? label : label + " in " + k.nvtx_path;
+}
+
+namespace {
+
 KernelDelta kernel_delta(const Kernel* a, const Kernel* b, const CompareOptions& options) {
   KernelDelta out;
   out.name = a ? a->name : b->name;
   out.name_b = b ? b->name : "";
+  out.nvtx_path = a ? a->nvtx_path : b->nvtx_path;
   const auto names = options.metrics.empty() ? default_compare_metrics() : options.metrics;
   for (const auto& name : names) {
     auto md = delta(name, a, b);
@@ -160,8 +170,9 @@ KernelDelta kernel_delta(const Kernel* a, const Kernel* b, const CompareOptions&
   return out;
 }
 
-// Kernels matched by name, then by order among kernels of the same name; with
-// `by_order` (two different variants), by launch order alone.
+// Kernels matched by name and NVTX range path, then by order among the kernels that share both:
+// step 10 of one run meets step 10 of the other. With `by_order` (two different variants), by
+// launch order alone.
 std::vector<KernelDelta> kernel_deltas(const Variant* a, const Variant* b, bool by_order,
                                        const CompareOptions& options) {
   std::vector<KernelDelta> out;
@@ -176,7 +187,8 @@ std::vector<KernelDelta> kernel_deltas(const Variant* a, const Variant* b, bool 
   for (std::size_t i = 0; i < na; ++i) {
     const Kernel* match = nullptr;
     for (std::size_t j = 0; j < nb && !match; ++j) {
-      if (!used[j] && b->kernels[j].name == a->kernels[i].name) {
+      if (!used[j] && b->kernels[j].name == a->kernels[i].name &&
+          b->kernels[j].nvtx_path == a->kernels[i].nvtx_path) {
         used[j] = true;
         match = &b->kernels[j];
       }

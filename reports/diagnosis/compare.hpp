@@ -48,9 +48,15 @@ struct LineDelta {
   std::string matched_by;      // "line" (file and number), "instruction" (the same SASS), or ""
 };
 
+struct KernelDelta;
+// How the renderers name a compared kernel: "tiled", "a → b", "gemm in train/step".
+std::string delta_label(const KernelDelta& k);
+
 struct KernelDelta {
   std::string name;    // kernel name in A (B's when A has none)
   std::string name_b;  // kernel name in B (empty when B has none)
+  // A profiled program's launches: the NVTX range path they share (reports/nvtx_filter.hpp).
+  std::string nvtx_path;
   std::vector<MetricDelta> metrics;
   // Where both kernels hold per-instruction data: the lines hot in either (reports/source/
   // line_view.hpp), hottest in A first.

@@ -103,6 +103,7 @@ nlohmann::json variant_json(const VariantComparison& v) {
                          {"verdict", to_string(m.verdict)},
                          {"tolerance", metric_tolerance(m.name)}});
     kernels.push_back({{"name", k.name}, {"name_b", k.name_b}, {"metrics", std::move(metrics)}});
+    if (!k.nvtx_path.empty()) kernels.back()["nvtx_path"] = k.nvtx_path;
     if (k.lines.empty()) continue;
     auto& lines = kernels.back()["lines"] = nlohmann::json::array();
     for (const auto& l : k.lines)
@@ -180,9 +181,7 @@ std::string render_comparison(const Comparison& c, const Style& style) {
     if (!v.timeline.empty()) deltas_table(variant_name(v, style) + ": timeline", v.timeline);
     for (const auto& k : v.kernels) {
       if (k.metrics.empty()) continue;
-      const std::string kernel = k.name_b.empty() || k.name_b == k.name
-                                     ? shown(k.name, style)
-                                     : shown(k.name, style) + " → " + shown(k.name_b, style);
+      const std::string kernel = shown(delta_label(k), style);
       deltas_table(variant_name(v, style) + ": " + kernel, k.metrics);
       if (k.lines.empty()) continue;
       out += "\n" + heading(variant_name(v, style) + ": " + kernel + ", hot lines", style);

@@ -651,7 +651,7 @@ std::string comparison_section(const Comparison& c) {
           "<table class=\"deltas\">\n<tr><th>{}</th><th class=\"num\">A</th>"
           "<th class=\"num\">B</th><th class=\"num\">change</th><th>verdict</th>"
           "</tr>\n",
-          esc(k.name_b.empty() || k.name_b == k.name ? k.name : k.name + " → " + k.name_b));
+          esc(delta_label(k)));
       for (const auto& m : k.metrics)
         out += fmt::format(
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"

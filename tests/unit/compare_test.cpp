@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -13,8 +15,10 @@
 #include "reports/base/input_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis/compare.hpp"
+#include "reports/render/render_compare.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
+#include "reports/statistics.hpp"
 #include "unit/run_cli.hpp"
 
 namespace gpulab {
@@ -338,6 +342,47 @@ TEST(Compare, HotLinesAreMatchedByLineOrByTheirInstructions) {
       report::compare_reports(report::load_report(a), report::load_report(a), "a", "a");
   for (const auto& l : itself.variants.at(0).kernels.at(0).lines) EXPECT_EQ(l.matched_by, "line");
   std::remove(b.c_str());
+}
+
+// A profiled program's launches meet by function and NVTX range path, then by order within the
+// path: step 2 of one run against step 2 of the other, whichever order they were profiled in.
+TEST(Compare, ProgramLaunchesMeetByTheirNvtxRangePath) {
+  const auto run = [](const std::vector<std::pair<std::string, double>>& launches) {
+    report::Report r;
+    r.program.emplace();
+    r.program->argv = {"train.py"};
+    report::Variant& v = r.variants.emplace_back();
+    v.name = "gemm";
+    v.role = report::Role::function;
+    v.timing = report::summarize({1e-3}, 0, false);
+    for (const auto& [path, cycles] : launches) {
+      report::Kernel& k = v.kernels.emplace_back();
+      k.name = "gemm";
+      k.nvtx_path = path;
+      k.launch_index = static_cast<int>(v.kernels.size()) - 1;
+      k.metrics["sm__cycles_elapsed.max"] = cycles;
+    }
+    return r;
+  };
+  const auto a = run({{"train/step 1", 100}, {"train/step 2", 200}});
+  const auto b = run({{"train/step 2", 210}, {"train/step 1", 100}, {"eval", 50}});
+  report::CompareOptions options;
+  options.metrics = {"sm__cycles_elapsed.max"};
+  const auto c = report::compare_reports(a, b, "a", "b", options);
+  ASSERT_EQ(c.variants.size(), 1u);
+  const auto& kernels = c.variants[0].kernels;
+  ASSERT_EQ(kernels.size(), 3u);
+  std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> by_label;
+  for (const auto& k : kernels)
+    by_label[report::delta_label(k)] = {k.metrics.at(0).a, k.metrics.at(0).b};
+  using Pair = std::pair<std::optional<double>, std::optional<double>>;
+  EXPECT_EQ(by_label.at("gemm in train/step 1"), (Pair{100, 100}));
+  EXPECT_EQ(by_label.at("gemm in train/step 2"), (Pair{200, 210}));
+  EXPECT_EQ(by_label.at("gemm in eval"), (Pair{std::nullopt, 50})) << "only in B";
+  const std::string text = report::render_comparison(c, report::Style{});
+  EXPECT_NE(text.find("gemm in train/step 2"), std::string::npos) << text;
+  const auto json = report::comparison_json({c});
+  EXPECT_EQ(json["comparisons"][0]["variants"][0]["kernels"][0]["nvtx_path"], "train/step 1");
 }
 
 }  // namespace
