@@ -15,6 +15,7 @@
 #include "reports/diagnosis/limits.hpp"
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/nvtx_filter.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/render_diagnosis.hpp"
 #include "reports/render/roofline.hpp"
@@ -193,6 +194,28 @@ std::string time_bars(const Report& r) {
          "effective bandwidth as a share of the measured copy roof.</figcaption>\n"
          "</figure>\n";
   return out;
+}
+
+// A profiled program's NVTX ranges, each indented under its parent, with the GPU time of the
+// kernels launched inside and its share of the program's kernel time.
+std::string ranges_html(const Report& r) {
+  if (!r.program || r.program->ranges.empty()) return "";
+  std::string out =
+      "<h3>NVTX ranges</h3>\n<table class=\"ranges\">\n<tr><th>range</th><th class=\"num\">"
+      "launches</th><th class=\"num\">GPU time</th><th class=\"num\">share</th></tr>\n";
+  const double total = r.program->kernel_seconds;
+  for (const auto& range : r.program->ranges) {
+    const auto parts = nvtx_path_parts(range.path);
+    out += fmt::format(
+        "<tr><td title=\"{}\" style=\"padding-left: {}em\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        esc(range.path), 0.3 + 1.2 * static_cast<double>(parts.size() - 1), esc(parts.back()),
+        range.launches, units::seconds(range.seconds),
+        total > 0 ? units::percent(range.seconds / total) : "—");
+  }
+  return out +
+         "</table>\n<p>The launches recorded one by one: each function's first "
+         "256 and every profiled one.</p>\n";
 }
 
 std::string checks_table(const Report& r) {
@@ -400,8 +423,10 @@ std::string kernel_html(const Kernel& k, std::size_t launches, const SourceText&
       "local/thread, {} shared, theoretical occupancy {}</p>\n",
       esc(kernel_heading(k.name, k.function)),
       launches > 1 ? fmt::format(" ({} launches)", launches) : std::string(),
-      esc(k.function.empty() ? k.name : k.function), a.grid_blocks, a.block_threads,
-      a.registers_per_thread, units::bytes(double(a.local_bytes_per_thread)),
+      esc(k.function.empty() ? k.name : k.function) +
+          (k.nvtx_path.empty() ? "" : " · NVTX " + esc(k.nvtx_path)),
+      a.grid_blocks, a.block_threads, a.registers_per_thread,
+      units::bytes(double(a.local_bytes_per_thread)),
       units::bytes(double(a.static_shared_bytes + a.dynamic_shared_bytes)),
       units::percent(a.theoretical_occupancy));
   if (k.diagnosis) out += diagnosis_html(*k.diagnosis);
@@ -552,7 +577,7 @@ std::string report_section(const Report& r, const SourceText& text_of) {
     out += fmt::format("<dt>parameters</dt><dd>{}</dd>\n", params);
   }
   out += "</dl>\n<h3>Variants</h3>\n" + time_bars(r) + checks_table(r) + best_variant_html(r) +
-         roofline(r);
+         roofline(r) + ranges_html(r);
   out += "<h3>Kernels</h3>\n";
   for (const auto& v : r.variants) {
     if (v.kernels.empty() && !v.timeline) continue;

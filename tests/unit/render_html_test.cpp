@@ -203,6 +203,29 @@ TEST(RenderHtml, StringsFromAReportCannotInjectMarkup) {
   EXPECT_NE(html.find("k&lt;&#39;&amp;&#39;&gt;"), std::string::npos);
 }
 
+TEST(RenderHtml, AProgramsNvtxRangesAreATreeWithTheirShare) {
+  Report r;
+  r.program.emplace();
+  r.program->argv = {"train"};
+  r.program->kernel_seconds = 4e-3;
+  r.program->ranges = {{"step", 4, 3e-3}, {"step/fwd<b>", 2, 1e-3}};
+  Variant& v = r.variants.emplace_back();
+  v.name = "gemm";
+  v.role = Role::function;
+  Kernel& k = v.kernels.emplace_back();
+  k.name = "gemm";
+  k.nvtx_path = "step/fwd<b>";
+  const std::string html = render_html({r}, HtmlPage{});
+  EXPECT_NE(html.find("<h3>NVTX ranges</h3>"), std::string::npos) << html;
+  EXPECT_NE(html.find("style=\"padding-left: 0.3em\">step</td><td class=\"num\">4</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("style=\"padding-left: 1.5em\">fwd&lt;b&gt;</td>"), std::string::npos);
+  EXPECT_NE(html.find("75.0%"), std::string::npos) << "3 ms of 4 ms";
+  EXPECT_NE(html.find(" · NVTX step/fwd&lt;b&gt;"), std::string::npos) << "the launch's path";
+  EXPECT_EQ(html.find("<b>"), std::string::npos);
+}
+
 TEST(RenderHtml, AnUnknownDeviceIsUnknownNotZero) {
   Report r;
   r.lab.name = "lab";
