@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/metric_catalogue.hpp"
+#include "reports/nvtx_filter.hpp"
 #include "reports/report.hpp"
 
 namespace gpulab::report {
@@ -109,6 +110,40 @@ Principal program_principal(const Report& report) {
 }
 
 std::string principal_finding(const Variant& variant) { return variant_principal(variant).finding; }
+
+std::vector<RangePrincipal> range_principals(const Report& report) {
+  std::vector<RangePrincipal> out;
+  if (!report.program) return out;
+  for (const auto& range : report.program->ranges) {
+    const auto parts = nvtx_path_parts(range.path);
+    if (parts.size() != 1) continue;  // top-level ranges only
+    // Per function: its profiled time inside the range, and its longest diagnosed launch there.
+    struct Speaker {
+      const Variant* variant;
+      const Kernel* launch;
+      double seconds;
+    };
+    std::vector<Speaker> speakers;
+    double total = 0;
+    for (const auto& v : report.variants) {
+      Speaker s{&v, nullptr, 0};
+      for (const auto& k : v.kernels) {
+        const auto path = nvtx_path_parts(k.nvtx_path);
+        if (path.empty() || path.front() != parts.front()) continue;
+        s.seconds += duration_of(k);
+        if (k.diagnosis && (!s.launch || duration_of(k) > duration_of(*s.launch))) s.launch = &k;
+      }
+      total += s.seconds;
+      if (s.launch && !s.launch->diagnosis->findings.empty()) speakers.push_back(s);
+    }
+    Principal best;
+    for (const auto& s : speakers)
+      consider(best, s.launch->diagnosis->findings.front(), s.variant->name,
+               total > 0 ? s.seconds / total : 1.0);
+    if (!best.finding.empty()) out.push_back({range.path, best});
+  }
+  return out;
+}
 
 Undiagnosed undiagnosed_kernels(const Variant& variant) {
   Undiagnosed out;

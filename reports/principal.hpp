@@ -50,6 +50,16 @@ Principal variant_principal(const Variant& variant);
 Principal program_principal(const Report& report);
 std::string principal_finding(const Variant& variant);  // variant_principal(variant).finding
 
+// A profiled program's principal finding inside one of its top-level NVTX ranges: of the
+// functions with diagnosed launches inside it, the one of highest score x the function's share
+// of the range's profiled GPU time, its longest diagnosed launch inside speaking for it.
+struct RangePrincipal {
+  std::string range;  // the top-level range's path (reports/nvtx_filter.hpp)
+  Principal principal;
+};
+// In the order of program.ranges; a range without a diagnosed launch inside has none.
+std::vector<RangePrincipal> range_principals(const Report& report);
+
 // The kernels of a variant (or the functions of a program) that have counters but were not
 // diagnosed: too small a share of the GPU time (diagnose_report).
 struct Undiagnosed {

@@ -337,8 +337,15 @@ nlohmann::json to_json(const Report& report) {
   // A report is of a lab or of a program, never both.
   if (report.program) {
     out["program"] = program_json(*report.program);
-    if (has_diagnosis(report))
+    if (has_diagnosis(report)) {
       out["program"]["principal"] = principal_json(program_principal(report));
+      json by_range = json::array();
+      for (const auto& r : range_principals(report)) {
+        by_range.push_back(principal_json(r.principal));
+        by_range.back()["range"] = r.range;
+      }
+      if (!by_range.empty()) out["program"]["range_principals"] = std::move(by_range);
+    }
   } else {
     out["lab"] = {
         {"name", report.lab.name}, {"topic", report.lab.topic}, {"summary", report.lab.summary}};

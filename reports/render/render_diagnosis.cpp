@@ -253,8 +253,14 @@ std::string render_diagnosis(const Report& report, const Style& style) {
   };
   if (report.program && has_diagnosis(report)) {
     const bool markdown = style.table == TableStyle::markdown;
+    std::string ranges;
+    for (const auto& r : range_principals(report))
+      ranges += fmt::format("  in NVTX range {}: {}, {} of the range's profiled GPU time\n",
+                            shown(r.range, style), principal_text(r.principal, false, style),
+                            share_text(r.principal.share));
     add(fmt::format("{}{} · principal: {}\n", markdown ? "# " : "", shown(report.subject(), style),
                     principal_text(program_principal(report), true, style)) +
+        ranges +
         undiagnosed_text(undiagnosed_functions(report), "function",
                          "--kernel diagnoses them whatever their share", style));
   }

@@ -135,6 +135,44 @@ TEST(DiagnosisShare, AProgramWeighsItsFunctionsByTheirShareOfItsTime) {
   EXPECT_EQ(program_principal(program).finding, "uncoalesced-global");  // 0.54 against 0.14
 }
 
+// Each top-level NVTX range of a program has a principal of its own: there, of the functions
+// launched inside it, weighed by their share of the range's profiled time.
+TEST(DiagnosisShare, EachTopLevelNvtxRangeHasAPrincipalOfItsOwn) {
+  Report program;
+  program.program.emplace().argv = {"train.py"};
+  program.program->ranges = {{"load", 1, 1}, {"train", 3, 9}, {"train/step", 3, 9}};
+  program.variants.push_back(variant_with("copy", {{"uncoalesced-global", 0.9}}, {1}));
+  program.variants.push_back(
+      variant_with("gemm", {{"compute-bound", 0.35}, {"compute-bound", 0.35}}, {4, 4}));
+  program.variants.push_back(variant_with("norm", {{"uncoalesced-global", 0.9}}, {1}));
+  program.variants[0].totals.emplace().share_of_gpu_time = 0.1;
+  program.variants[1].totals.emplace().share_of_gpu_time = 0.8;
+  program.variants[2].totals.emplace().share_of_gpu_time = 0.1;
+  program.variants[0].kernels[0].nvtx_path = "load";
+  program.variants[1].kernels[0].nvtx_path = "train/step";
+  program.variants[1].kernels[1].nvtx_path = "train/step";
+  program.variants[2].kernels[0].nvtx_path = "train";
+  const auto principals = range_principals(program);
+  ASSERT_EQ(principals.size(), 2u) << "top-level ranges only";
+  EXPECT_EQ(principals[0].range, "load");
+  EXPECT_EQ(principals[0].principal.finding, "uncoalesced-global");
+  EXPECT_EQ(principals[0].principal.where, "copy");
+  EXPECT_DOUBLE_EQ(principals[0].principal.share, 1.0);
+  // In train: gemm's 8 of 9 profiled units (0.35 x 8/9 = 0.31) beats norm's 1 (0.9 x 1/9 = 0.1).
+  EXPECT_EQ(principals[1].range, "train");
+  EXPECT_EQ(principals[1].principal.finding, "compute-bound");
+  EXPECT_DOUBLE_EQ(principals[1].principal.share, 8.0 / 9.0);
+  const auto json = to_json(program)["program"];
+  ASSERT_EQ(json["range_principals"].size(), 2u);
+  EXPECT_EQ(json["range_principals"][1]["range"], "train");
+  EXPECT_EQ(json["range_principals"][1]["where"], "gemm");
+  const std::string text = render_diagnosis(program);
+  EXPECT_NE(text.find("  in NVTX range train: compute-bound (gemm), 88.9% of the range's "
+                      "profiled GPU time\n"),
+            std::string::npos)
+      << text;
+}
+
 // ---- the guards, on fixtures: kernels of one thread, one block, one short launch ----------------
 
 TEST(DiagnosisGuards, AOneThreadKernelIsTooLittleWorkNotDivergentNorATail) {
