@@ -274,10 +274,9 @@ ProgramInfo read_program(const Reader& r) {
       process.refused = q.boolean_or("refused", false);
       process.note = q.str_or("note", "");
     });
-  if (r.has("left_out"))
-    r.each("left_out", [&](const Reader& s) { p.left_out.push_back(s.as_string()); });
   for (auto [key, into] :
-       {std::pair{"nvtx_include", &p.nvtx_include}, std::pair{"nvtx_exclude", &p.nvtx_exclude}})
+       {std::pair{"left_out", &p.left_out}, std::pair{"nvtx_include", &p.nvtx_include},
+        std::pair{"nvtx_exclude", &p.nvtx_exclude}})
     if (r.has(key)) r.each(key, [&](const Reader& s) { into->push_back(s.as_string()); });
   p.capture_range = r.str_or("capture_range", "none");
   if (r.has("ranges"))
