@@ -75,7 +75,18 @@ void Injection::start() {
       GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, id));
     GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
                                            CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
-    // Every NVTX call: the ranges open around each launch are in its record, filter or not.
+    // Every NVTX call: the ranges open around each launch are in its record, filter or not; a
+    // trace has each range as it closes, on the activity records' clock.
+    if (tracing())
+      nvtx_.on_close(
+          [] {
+            std::uint64_t t = 0;
+            return cuptiGetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
+          },
+          [this](report::RecordedRange&& r) {
+            r.pid = ::getpid();
+            file_.write(report::to_line(r));
+          });
     GPULAB_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX));
     if (replaying()) enable_session_ending_calls();
     if (config_.profiler_api_range)

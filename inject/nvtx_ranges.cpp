@@ -4,6 +4,9 @@
 #include <atomic>
 #include <cwchar>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <generated_nvtx_meta.h>
 
 namespace gpulab::inject {
@@ -12,11 +15,12 @@ namespace {
 // The calling thread's push/pop stacks, by domain handle (null: the default domain). One
 // injection per process, so one set per thread.
 struct ThreadStack {
-  std::vector<std::pair<std::string, std::string>> ranges;  // domain, name
-  std::vector<std::uint64_t> order;
-  std::size_t beyond = 0;
+  std::vector<NvtxRanges::Open> ranges;
+  std::size_t beyond = 0;  // pushes past kMaxDepth, not kept
 };
 thread_local std::map<const void*, ThreadStack> t_stacks;
+
+std::uint32_t thread_id() { return static_cast<std::uint32_t>(::syscall(SYS_gettid)); }
 
 std::atomic<std::uint64_t> g_order{0};
 
@@ -129,8 +133,7 @@ void NvtxRanges::push(const void* domain, std::string name) {
     ++s.beyond;
     return;
   }
-  s.ranges.emplace_back(domain_name(domain), std::move(name));
-  s.order.push_back(g_order++);
+  s.ranges.push_back(Open{domain_name(domain), std::move(name), g_order++, now()});
 }
 
 void NvtxRanges::pop(const void* domain) {
@@ -139,51 +142,79 @@ void NvtxRanges::pop(const void* domain) {
   ThreadStack& s = it->second;
   if (s.beyond > 0) {
     --s.beyond;
-  } else if (!s.ranges.empty()) {
-    s.ranges.pop_back();
-    s.order.pop_back();
+    return;
   }
+  if (s.ranges.empty()) return;
+  if (closed_) {
+    const Open& top = s.ranges.back();
+    std::vector<Open> parents = open_ranges();
+    parents.erase(std::remove_if(parents.begin(), parents.end(),
+                                 [&](const Open& o) { return o.order > top.order; }),
+                  parents.end());
+    closed_(report::RecordedRange{0, thread_id(), path_of(parents), top.start_ns, now()});
+  }
+  s.ranges.pop_back();
 }
 
 void NvtxRanges::start(const void* domain, std::string name, std::uint64_t id) {
   seen_ = true;
   std::string domain_text = domain_name(domain);
+  const std::uint64_t at = now();
   std::lock_guard<std::mutex> lock(mutex_);
   if (started_.size() >= kMaxStarted) return;
-  started_[id] = Open{std::move(domain_text), std::move(name), g_order++};
+  started_[id] = Open{std::move(domain_text), std::move(name), g_order++, at};
 }
 
 void NvtxRanges::end(std::uint64_t id) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  started_.erase(id);
+  Open ended;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = started_.find(id);
+    if (it == started_.end()) return;
+    ended = std::move(it->second);
+    started_.erase(it);
+  }
+  if (closed_)
+    closed_(report::RecordedRange{0, thread_id(), path_of({ended}), ended.start_ns, now()});
 }
+
+void NvtxRanges::on_close(Clock now, Closed sink) {
+  now_ = std::move(now);
+  closed_ = std::move(sink);
+}
+
+std::uint64_t NvtxRanges::now() const { return now_ ? now_() : 0; }
 
 report::NvtxOpen NvtxRanges::open_now() const {
   report::NvtxOpen open;
   for (const auto& [handle, s] : t_stacks) {
     if (s.ranges.empty()) continue;
-    auto& stack = open.stacks[s.ranges.front().first];
-    for (const auto& [domain, name] : s.ranges) stack.push_back(name);
+    auto& stack = open.stacks[s.ranges.front().domain];
+    for (const auto& r : s.ranges) stack.push_back(r.name);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [id, r] : started_) open.started[r.domain].push_back(r.name);
   return open;
 }
 
-std::vector<std::string> NvtxRanges::path_now() const {
+std::vector<NvtxRanges::Open> NvtxRanges::open_ranges() const {
   std::vector<Open> all;
-  for (const auto& [handle, s] : t_stacks)
-    for (std::size_t i = 0; i < s.ranges.size(); ++i)
-      all.push_back(Open{s.ranges[i].first, s.ranges[i].second, s.order[i]});
+  for (const auto& [handle, s] : t_stacks) all.insert(all.end(), s.ranges.begin(), s.ranges.end());
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& [id, r] : started_) all.push_back(r);
   }
   std::sort(all.begin(), all.end(), [](const Open& a, const Open& b) { return a.order < b.order; });
+  return all;
+}
+
+std::vector<std::string> NvtxRanges::path_of(const std::vector<Open>& ranges) {
   std::vector<std::string> path;
-  for (const auto& r : all) path.push_back(r.domain.empty() ? r.name : r.domain + "@" + r.name);
+  for (const auto& r : ranges) path.push_back(r.domain.empty() ? r.name : r.domain + "@" + r.name);
   return path;
 }
+
+std::vector<std::string> NvtxRanges::path_now() const { return path_of(open_ranges()); }
 
 void NvtxRanges::after_fork_in_child() {
   std::lock_guard<std::mutex> lock(mutex_);

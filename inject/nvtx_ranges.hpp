@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -22,6 +23,7 @@
 #include <cupti.h>
 
 #include "reports/nvtx_filter.hpp"
+#include "reports/profile_records.hpp"
 
 namespace gpulab::inject {
 
@@ -43,15 +45,27 @@ class NvtxRanges {
   // Whether the program has made any NVTX call that opens a range.
   bool seen() const { return seen_; }
 
+  // Traced programs: each range, as it closes, goes to `sink` with its times by `now` (the
+  // activity records' clock); its pid is left 0. Set before the first call.
+  using Clock = std::function<std::uint64_t()>;
+  using Closed = std::function<void(report::RecordedRange&&)>;
+  void on_close(Clock now, Closed sink);
+
   // A forked child keeps its thread's stack (fork copies the calling thread) and drops the rest.
   void after_fork_in_child();
 
- private:
   struct Open {
     std::string domain;
     std::string name;
-    std::uint64_t order = 0;  // when it was opened, for the path
+    std::uint64_t order = 0;     // when it was opened, for the path
+    std::uint64_t start_ns = 0;  // by the clock of on_close; 0 without one
   };
+
+ private:
+  // The open ranges of the calling thread and of the process, in the order they were opened.
+  std::vector<Open> open_ranges() const;
+  static std::vector<std::string> path_of(const std::vector<Open>& ranges);
+  std::uint64_t now() const;
 
   std::string domain_name(const void* handle) const;
   std::string message(const void* attributes) const;  // of an nvtxEventAttributes_t
@@ -65,6 +79,8 @@ class NvtxRanges {
   std::map<const void*, std::string> strings_;  // registered strings
   std::map<std::uint64_t, Open> started_;       // by range id
   std::atomic<bool> seen_{false};
+  Clock now_;
+  Closed closed_;
 };
 
 }  // namespace gpulab::inject

@@ -124,6 +124,16 @@ void read_line(const RecordLine::Object& r, RecordSet& into) {
     // Cumulative: a later line of the same process and function holds at least as much.
     RecordedTally& kept = into.tallies[{pid, t.mangled_name}];
     if (t.launches >= kept.launches && t.timed_launches >= kept.timed_launches) kept = std::move(t);
+  } else if (type == "range") {
+    RecordedRange g;
+    g.pid = pid;
+    g.thread = static_cast<std::uint32_t>(r.integer_or("thread", 0));
+    g.path = r.strings_or_empty("path");
+    g.start_ns = static_cast<std::uint64_t>(r.integer("start_ns"));
+    g.end_ns = static_cast<std::uint64_t>(r.integer("end_ns"));
+    if (g.path.empty() || g.end_ns < g.start_ns)
+      throw NotARecord("a range without a name, or ending before it starts");
+    into.ranges.push_back(std::move(g));
   } else if (type == "watchdog") {
     RecordedWatchdog& w = into.watchdogs.emplace_back();
     w.pid = pid;
@@ -236,6 +246,15 @@ std::string to_line(const RecordedTally& r) {
                   {"unmatched", r.unmatched},
                   {"timed_launches", r.timed_launches},
                   {"total_seconds", r.total_seconds}});
+}
+
+std::string to_line(const RecordedRange& r) {
+  return line_of({{"record", "range"},
+                  {"pid", r.pid},
+                  {"thread", r.thread},
+                  {"path", r.path},
+                  {"start_ns", r.start_ns},
+                  {"end_ns", r.end_ns}});
 }
 
 std::string end_line(std::int64_t pid) { return line_of({{"record", "end"}, {"pid", pid}}); }

@@ -76,6 +76,16 @@ struct RecordedKernelTime {
   std::uint32_t local_bytes_per_thread = 0;
 };
 
+// An NVTX range that closed in a traced program (--trace), on CUPTI's clock (cuptiGetTimestamp,
+// the activity records' own): written when it closes, so ranges still open at the end are not.
+struct RecordedRange {
+  std::int64_t pid = 0;
+  std::uint32_t thread = 0;
+  std::vector<std::string> path;  // its parents and itself, outermost first
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
+
 // The watchdog ended the process: a profiled launch ran for longer than the limit (a kernel that
 // waits on another, which replay serializes, never finishes).
 struct RecordedWatchdog {
@@ -108,6 +118,7 @@ struct RecordSet {
   std::map<std::pair<std::int64_t, std::string>, RecordedTally> tallies;
   std::vector<std::int64_t> ended;      // pids whose records end with the process's normal end
   std::vector<TraceRecord> activities;  // trace mode
+  std::vector<RecordedRange> ranges;    // trace mode
   std::map<std::int64_t, TraceCounts> trace_counts;  // trace mode, per pid
   std::int64_t unreadable_lines = 0;  // lines cut short by a kill, or not records at all
   std::int64_t orphan_counters = 0;   // counters records naming no launch read before them
@@ -124,6 +135,7 @@ std::string to_line(const RecordedKernelTime& r);
 std::string to_line(const RecordedWatchdog& r);
 std::string to_line(const RecordedCounters& r);
 std::string to_line(const RecordedTally& r);
+std::string to_line(const RecordedRange& r);
 std::string end_line(std::int64_t pid);
 std::string to_line(std::int64_t pid, const TraceRecord& r);
 std::string to_line(std::int64_t pid, const TraceCounts& counts);

@@ -259,6 +259,26 @@ void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t 
                     records.unreadable_lines));
 }
 
+// The NVTX ranges of a traced program on the activities' time axis (seconds from the first
+// activity), sorted by start: a range that began before the first activity is cut to start
+// there, one that ended before it is left out.
+std::vector<RangeSpan> assemble_ranges(const std::vector<RecordedRange>& ranges,
+                                       const std::vector<TraceRecord>& activities) {
+  std::vector<RangeSpan> out;
+  if (activities.empty()) return out;
+  std::uint64_t origin = activities.front().start;
+  for (const auto& a : activities) origin = std::min(origin, a.start);
+  for (const auto& r : ranges) {
+    if (r.end_ns < origin) continue;
+    const std::uint64_t start = std::max(r.start_ns, origin);
+    out.push_back({nvtx_path(r.path), r.thread, static_cast<double>(start - origin) * 1e-9,
+                   static_cast<double>(r.end_ns - origin) * 1e-9});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RangeSpan& a, const RangeSpan& b) { return a.start < b.start; });
+  return out;
+}
+
 // Trace mode: the program's whole timeline, as one variant that holds only the timeline.
 std::optional<Variant> timeline_variant(const RecordSet& records) {
   if (records.activities.empty()) return std::nullopt;
@@ -272,6 +292,7 @@ std::optional<Variant> timeline_variant(const RecordSet& records) {
   Timeline& t = v.timeline.emplace();
   t.kernel_records = "concurrent";
   t.activities = assemble_activities(records.activities, 0);
+  t.ranges = assemble_ranges(records.ranges, records.activities);
   t.unified_memory.available = true;
   TraceCounts counts;
   for (const auto& [pid, c] : records.trace_counts) counts += c;

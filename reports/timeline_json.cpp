@@ -72,6 +72,17 @@ Activity read_activity(const Reader& r) {
   return a;
 }
 
+RangeSpan read_range(const Reader& r) {
+  RangeSpan s;
+  s.path = r.str("path");
+  s.thread = static_cast<std::uint32_t>(r.count_or("thread", 0));
+  s.start = r.num("start");
+  s.end = r.num("end");
+  if (!(s.end >= s.start))
+    Reader::fail(r.where() + ".end", "before its start: a negative duration");
+  return s;
+}
+
 }  // namespace
 
 json timeline_json(const Timeline& t) {
@@ -88,6 +99,13 @@ json timeline_json(const Timeline& t) {
               {"summary", summary_json(t.summary)},
               {"unified_memory", std::move(unified)},
               {"activities", std::move(activities)}};
+  if (!t.ranges.empty()) {
+    json ranges = json::array();
+    for (const auto& s : t.ranges)
+      ranges.push_back(
+          {{"path", s.path}, {"thread", s.thread}, {"start", s.start}, {"end", s.end}});
+    out["ranges"] = std::move(ranges);
+  }
   if (t.diagnosis) out["diagnosis"] = diagnosis_json(*t.diagnosis);
   return out;
 }
@@ -106,6 +124,8 @@ Timeline read_timeline(const Reader& r) {
       t.unified_memory.gpu_page_faults = static_cast<std::uint64_t>(um.integer("gpu_page_faults"));
   }
   r.each("activities", [&](const Reader& a) { t.activities.push_back(read_activity(a)); });
+  if (r.has("ranges"))
+    r.each("ranges", [&](const Reader& s) { t.ranges.push_back(read_range(s)); });
   if (r.has("diagnosis")) t.diagnosis = read_diagnosis(r.at("diagnosis"));
   t.summary = summarize(t);
   return t;

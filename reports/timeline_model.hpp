@@ -78,8 +78,18 @@ struct TimelineSummary {
   double bus_bandwidth = 0;        // B/s
 };
 
+// An NVTX range of a traced program, on the CPU thread that opened it: its own track, apart from
+// the GPU's activities (no summary counts it).
+struct RangeSpan {
+  std::string path;          // its parents and itself (reports/nvtx_filter.hpp): "train/step"
+  std::uint32_t thread = 0;  // the operating system's thread id
+  double start = 0;          // seconds on the activities' clock, from their first
+  double end = 0;
+};
+
 struct Timeline {
   std::vector<Activity> activities;  // sorted by start
+  std::vector<RangeSpan> ranges;     // sorted by start
   UnifiedMemoryCounts unified_memory;
   std::string kernel_records;          // "concurrent" (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
   double trace_seconds = 0;            // wall time of the traced launch, tracing included

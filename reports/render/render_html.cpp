@@ -57,7 +57,7 @@ svg .point.model { fill: #fff; stroke: #0969da; stroke-width: 2; }
 svg .kernel { fill: #0969da; } svg .copy { fill: #bf8700; } svg .memset { fill: #8c959f; }
 figure.source pre { background: #f6f8fa; padding: .6em; overflow-x: auto; font-size: 12px; }
 figure.source .hot { background: #ffebe9; font-weight: 600; }
-svg .migration { fill: #cf222e; } svg .communication { fill: #8250df; } svg .small { font-size: 10px; fill: #57606a; }
+svg .migration { fill: #cf222e; } svg .nvtx { fill: #2da44e; fill-opacity: 0.35; stroke: #1a7f37; } svg .communication { fill: #8250df; } svg .small { font-size: 10px; fill: #57606a; }
 @media print { details { break-inside: avoid; } details:not([open]) > *:not(summary) { display: block; } }
 )";
 
@@ -510,17 +510,21 @@ std::string many_launches_html(const Variant& v, const SourceText& text_of) {
   return out + longest_launches_html(v);
 }
 
-// One row per stream (and one for migrations), time along x.
+// One row per stream (and one for migrations), and one per CPU thread of a traced program's NVTX
+// ranges (an inner range drawn inside its parent), time along x.
 std::string gantt(const Timeline& t, const std::string& variant) {
   if (t.activities.empty()) return "";
   std::set<TimelineRow> distinct;
   for (const auto& a : t.activities) distinct.insert(row_of(a));
   const std::vector<TimelineRow> rows(distinct.begin(), distinct.end());
+  std::set<std::uint32_t> range_threads;
+  for (const auto& s : t.ranges) range_threads.insert(s.thread);
   const bool name_devices = names_devices(t.activities);
   double span = 0;
   for (const auto& a : t.activities) span = std::max(span, a.end);
+  for (const auto& s : t.ranges) span = std::max(span, s.end);
   const double left = 110, right = 960, row_h = 26, top = 8;
-  const double height = top + row_h * rows.size() + 34;
+  const double height = top + row_h * (rows.size() + range_threads.size()) + 34;
   const Axis x{0, span > 0 ? span : 1, left, right, false};
   std::string out = svg::open(980, height, "timeline of " + variant);
   for (const double tick : x.ticks()) {
@@ -539,6 +543,19 @@ std::string gantt(const Timeline& t, const std::string& variant) {
     out += svg::rect(x.map(a.start), top + i * row_h, x.map(a.end) - x.map(a.start), row_h - 8,
                      is_communication(a) ? "communication" : to_string(a.kind), tip);
   }
+  std::size_t row = rows.size();
+  for (const std::uint32_t thread : range_threads) {
+    const double y = top + row++ * row_h;
+    out += svg::text(left - 8, y + 16, fmt::format("NVTX {}", thread), "", "end");
+    for (const auto& s : t.ranges) {
+      if (s.thread != thread) continue;
+      const double inset = std::min(3.0 * double(nvtx_path_parts(s.path).size() - 1), 8.0);
+      out += svg::rect(x.map(s.start), y + inset / 2, x.map(s.end) - x.map(s.start),
+                       row_h - 8 - inset, "nvtx",
+                       fmt::format("NVTX {}: {} from {}", s.path, units::seconds(s.end - s.start),
+                                   units::seconds(s.start)));
+    }
+  }
   return out + svg::close();
 }
 
@@ -548,12 +565,12 @@ std::string timeline_html(const Timeline& t, const std::string& variant) {
   const bool communication = s.communication_seconds > 0;
   out += fmt::format(
       "<figcaption>Blue: kernels, {}amber: copies, gray: memsets, red: unified-memory "
-      "migrations. Span {}, {} kernels; kernels overlapping transfers {} of the span, GPU idle "
+      "migrations{}. Span {}, {} kernels; kernels overlapping transfers {} of the span, GPU idle "
       "{}, exposed transfers {}, on-demand migrations {}.",
       communication ? "purple: NCCL's kernels (communication), " : "",
-      units::seconds(s.span_seconds), s.kernels, units::percent(s.overlap_fraction),
-      units::percent(s.idle_fraction), units::percent(s.exposed_transfer_fraction),
-      units::percent(s.on_demand_fraction));
+      t.ranges.empty() ? "" : ", green: NVTX ranges by CPU thread", units::seconds(s.span_seconds),
+      s.kernels, units::percent(s.overlap_fraction), units::percent(s.idle_fraction),
+      units::percent(s.exposed_transfer_fraction), units::percent(s.on_demand_fraction));
   if (communication)
     out += fmt::format(" Communication {} per GPU, {} of it under compute{}.",
                        units::seconds(s.communication_seconds),

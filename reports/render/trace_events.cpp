@@ -1,10 +1,12 @@
 #include "reports/render/trace_events.hpp"
 
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "reports/base/errors.hpp"
+#include "reports/nvtx_filter.hpp"
 #include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
@@ -97,6 +99,28 @@ json trace_events(const Report& report) {
       // Streams in id order, migrations last.
       events.push_back(metadata("thread_sort_index", pid, tid,
                                 {{"sort_index", tid == kMigrationThread ? 1 << 30 : int(tid)}}));
+    }
+    std::set<std::uint32_t> range_threads;
+    for (const auto& s : v.timeline->ranges) {
+      const std::uint32_t tid = kNvtxThreadBit | s.thread;
+      range_threads.insert(s.thread);
+      const auto parts = nvtx_path_parts(s.path);
+      events.push_back({{"ph", "X"},
+                        {"cat", "nvtx"},
+                        {"name", parts.empty() ? s.path : parts.back()},
+                        {"pid", pid},
+                        {"tid", tid},
+                        {"ts", s.start * kMicroseconds},
+                        {"dur", (s.end - s.start) * kMicroseconds},
+                        {"args", {{"path", s.path}}}});
+    }
+    int order = 0;
+    for (const std::uint32_t thread : range_threads) {
+      const std::uint32_t tid = kNvtxThreadBit | thread;
+      events.push_back(
+          metadata("thread_name", pid, tid, {{"name", fmt::format("NVTX · thread {}", thread)}}));
+      events.push_back(
+          metadata("thread_sort_index", pid, tid, {{"sort_index", (1 << 29) + order++}}));
     }
   }
   if (pid == 0)

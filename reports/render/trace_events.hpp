@@ -5,7 +5,8 @@
 //
 // One process per traced variant, named after the device and the variant, because each
 // variant's timeline is its own launch with its own time origin; one thread per CUDA stream,
-// and one for unified-memory migrations, which belong to no stream.
+// one for unified-memory migrations, which belong to no stream, and one per CPU thread that
+// opened NVTX ranges (a traced program's), the ranges nested by time.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,9 @@ namespace gpulab::report {
 
 // Thread id of the migrations row: CUDA stream ids are small positive numbers.
 inline constexpr std::uint32_t kMigrationThread = 0xFFFFFFFF;
+// A traced program's NVTX ranges: one row per CPU thread, its id with this bit set (apart from
+// the streams' ids), below the streams and above the migrations.
+inline constexpr std::uint32_t kNvtxThreadBit = 0x80000000;
 
 // The trace of every variant that has a timeline; throws UsageError when none has one.
 nlohmann::json trace_events(const Report& report);

@@ -90,6 +90,35 @@ TEST(NvtxRanges, StacksStartedRangesAndDomainsMakeTheLaunchsPath) {
   EXPECT_TRUE(ranges.path_now().empty());
 }
 
+// A traced program's ranges go out as they close, each with its parents and its times.
+TEST(NvtxRanges, ClosedRangesCarryTheirPathAndTimes) {
+  NvtxRanges ranges;
+  std::uint64_t clock = 1000;
+  std::vector<report::RecordedRange> closed;
+  ranges.on_close([&] { return clock += 10; },
+                  [&](report::RecordedRange&& r) { closed.push_back(std::move(r)); });
+  const nvtxRangeId_t id = 3;
+  nvtxRangeStartA_params start{"epoch"};
+  ranges.on_call(CUPTI_CBID_NVTX_nvtxRangeStartA, call(&start, &id));  // at 1010
+  push(ranges, "train");                                               // 1020
+  push(ranges, "step");                                                // 1030
+  pop(ranges);                                                         // 1040
+  nvtxRangeEnd_params end{id};
+  ranges.on_call(CUPTI_CBID_NVTX_nvtxRangeEnd, call(&end));  // 1050
+  pop(ranges);                                               // 1060
+  ASSERT_EQ(closed.size(), 3u);
+  EXPECT_EQ(closed[0].path, (std::vector<std::string>{"epoch", "train", "step"}));
+  EXPECT_EQ(closed[0].start_ns, 1030u);
+  EXPECT_EQ(closed[0].end_ns, 1040u);
+  EXPECT_EQ(closed[1].path, (std::vector<std::string>{"epoch"}));
+  EXPECT_EQ(closed[1].start_ns, 1010u);
+  EXPECT_EQ(closed[1].end_ns, 1050u);
+  EXPECT_EQ(closed[2].path, (std::vector<std::string>{"train"}));
+  EXPECT_EQ(closed[2].start_ns, 1020u);
+  EXPECT_EQ(closed[2].end_ns, 1060u);
+  EXPECT_GT(closed[2].thread, 0u);
+}
+
 TEST(NvtxRanges, EventAttributesAndWideNamesAreRead) {
   NvtxRanges ranges;
   const auto forward = attributes("forward");

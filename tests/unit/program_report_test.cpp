@@ -15,7 +15,9 @@
 #include "reports/nvtx_filter.hpp"
 #include "reports/profile_records.hpp"
 #include "reports/program_report.hpp"
+#include "reports/render/render_html.hpp"
 #include "reports/render/render_text.hpp"
+#include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/sanitized.hpp"
@@ -569,6 +571,64 @@ TEST(ProgramReport, TallyLinesKeepTheLaunchesOutsideTheSelection) {
                           "'train/', --capture-range cudaProfilerApi: timed, not profiled"),
             std::string::npos)
       << left_out;
+}
+
+// A traced program's NVTX ranges are a track of their own on the activities' clock: each range
+// with its parents, cut to begin at the first activity, in the JSON, the Perfetto trace and the
+// HTML timeline.
+TEST(ProgramReport, ATracedProgramsNvtxRangesAreATrackOfTheirOwn) {
+  RecordSet recorded;
+  recorded.processes.push_back({100, 1, "trace", 130001, "GH100", ""});
+  TraceRecord k1, k2;
+  k1.activity.kind = k2.activity.kind = ActivityKind::kernel;
+  k1.activity.name = k2.activity.name = kSaxpy;
+  k1.activity.stream = k2.activity.stream = 7;
+  k1.start = 1'000'000, k1.end = 1'010'000;
+  k2.start = 1'020'000, k2.end = 1'030'000;
+  std::string lines = to_line(recorded.processes[0]) + to_line(100, k1) + to_line(100, k2);
+  lines += to_line(RecordedRange{100, 42, {"step"}, 990'000, 1'040'000});
+  lines += to_line(RecordedRange{100, 42, {"step", "fwd"}, 1'000'000, 1'012'000});
+  lines += to_line(RecordedRange{100, 42, {"warm-up"}, 900'000, 950'000});  // before any activity
+  lines += end_line(100);
+  RecordSet records;
+  std::istringstream in(lines);
+  read_records(in, records);
+  ASSERT_EQ(records.ranges.size(), 3u);
+  EXPECT_EQ(records.ranges[1].path, (std::vector<std::string>{"step", "fwd"}));
+
+  const Report r = program_report(program(), records, "none");
+  const Variant* timeline = r.find_variant("timeline");
+  ASSERT_TRUE(timeline && timeline->timeline);
+  const auto& ranges = timeline->timeline->ranges;
+  ASSERT_EQ(ranges.size(), 2u) << "the warm-up ended before the first activity";
+  EXPECT_EQ(ranges[0].path, "step");
+  EXPECT_DOUBLE_EQ(ranges[0].start, 0) << "cut to the first activity";
+  EXPECT_NEAR(ranges[0].end, 40e-6, 1e-15);
+  EXPECT_EQ(ranges[1].path, "step/fwd");
+  EXPECT_NEAR(ranges[1].end, 12e-6, 1e-15);
+  EXPECT_EQ(ranges[1].thread, 42u);
+  EXPECT_EQ(timeline->timeline->summary.kernels, 2) << "ranges are not GPU work";
+
+  const Report back = from_json(to_json(r));
+  ASSERT_EQ(back.find_variant("timeline")->timeline->ranges.size(), 2u);
+  EXPECT_EQ(back.find_variant("timeline")->timeline->ranges[1].path, "step/fwd");
+
+  const auto trace = trace_events(r);
+  int nvtx = 0;
+  bool named = false;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("cat", "") == "nvtx") {
+      ++nvtx;
+      EXPECT_EQ(e["tid"], kNvtxThreadBit | 42u);
+    }
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "NVTX · thread 42")
+      named = true;
+  }
+  EXPECT_EQ(nvtx, 2);
+  EXPECT_TRUE(named);
+  const std::string html = render_html({r}, HtmlPage{});
+  EXPECT_NE(html.find(">NVTX 42<"), std::string::npos);
+  EXPECT_NE(html.find("class=\"nvtx\""), std::string::npos);
 }
 
 }  // namespace
