@@ -211,29 +211,39 @@ bool NvtxExpression::matches(const NvtxOpen& open) const {
   return false;
 }
 
+// From the last name back to the first: whether names_[i..] match with names_[i] at position p.
+// One pass per name over the stack (k x n), however many '*' the expression has.
 bool NvtxExpression::stack_matches(const std::vector<std::string>& stack) const {
-  const std::size_t last_start = at_bottom_ ? 1 : stack.size();
-  for (std::size_t p = 0; p < last_start && p < stack.size(); ++p)
-    if (stack_matches_from(stack, 0, p)) return true;
-  return false;
-}
-
-// Whether names_[name..] match the stack with names_[name] at `position`.
-bool NvtxExpression::stack_matches_from(const std::vector<std::string>& stack, std::size_t name,
-                                        std::size_t position) const {
-  if (!names_[name].matches(stack[position])) return false;
-  if (name + 1 == names_.size()) return !at_top_ || position + 1 == stack.size();
-  switch (gaps_[name]) {
-    case Gap::adjacent:
-      return position + 1 < stack.size() && stack_matches_from(stack, name + 1, position + 1);
-    case Gap::one:
-      return position + 2 < stack.size() && stack_matches_from(stack, name + 1, position + 2);
-    case Gap::any:
-      for (std::size_t next = position + 1; next < stack.size(); ++next)
-        if (stack_matches_from(stack, name + 1, next)) return true;
-      return false;
+  const std::size_t n = stack.size();
+  if (n == 0) return false;
+  std::vector<char> next(n + 2, 0), here(n + 2, 0);
+  for (std::size_t i = names_.size(); i-- > 0;) {
+    // Whether names_[i + 1..] match from some position after p: for '*'.
+    std::vector<char> later(n + 1, 0);
+    for (std::size_t p = n; p-- > 0;) later[p] = later[p + 1] || next[p + 1];
+    for (std::size_t p = 0; p < n; ++p) {
+      bool rest = true;
+      if (i + 1 == names_.size()) {
+        rest = !at_top_ || p + 1 == n;
+      } else {
+        switch (gaps_[i]) {
+          case Gap::adjacent:
+            rest = next[p + 1];
+            break;
+          case Gap::one:
+            rest = next[p + 2];
+            break;
+          case Gap::any:
+            rest = later[p];
+            break;
+        }
+      }
+      here[p] = rest && names_[i].matches(stack[p]);
+    }
+    std::swap(next, here);
   }
-  return false;
+  return at_bottom_ ? next[0]
+                    : std::any_of(next.begin(), next.begin() + n, [](char c) { return c; });
 }
 
 std::string nvtx_path(const std::vector<std::string>& ranges) {

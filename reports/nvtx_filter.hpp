@@ -56,8 +56,6 @@ class NvtxExpression {
 
  private:
   bool stack_matches(const std::vector<std::string>& stack) const;
-  bool stack_matches_from(const std::vector<std::string>& stack, std::size_t name,
-                          std::size_t position) const;
 
   std::string text_;
   NvtxName domain_{"", false};  // "": the default domain

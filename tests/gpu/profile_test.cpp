@@ -321,6 +321,31 @@ TEST(ProfileGpu, NvtxRangesGroupTheLaunchesByPath) {
   EXPECT_EQ(launches, expected) << p.output;
 }
 
+// A traced run keeps each NVTX range as a span of its own, with its parents, beside the GPU's
+// activities.
+TEST(ProfileGpu, TracedNvtxRangesAreSpansWithTheirParents) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("--trace", "nvtx_ranges");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  const auto* timeline = function(*p.report, "timeline");
+  ASSERT_TRUE(timeline && timeline->timeline) << p.output;
+  std::map<std::string, int> spans;
+  for (const auto& s : timeline->timeline->ranges) {
+    ++spans[s.path];
+    EXPECT_GE(s.end, s.start) << s.path;
+  }
+  const std::map<std::string, int> expected = {{"setup", 1},
+                                               {"epoch", 1},
+                                               {"epoch/train", 1},
+                                               {"epoch/train/step", 3},
+                                               {"epoch/train/step/forward", 3},
+                                               {"epoch/train/step/backward", 3},
+                                               {"epoch/train/step/Domain B@io", 3}};
+  EXPECT_EQ(spans, expected) << p.output;
+  EXPECT_EQ(timeline->timeline->summary.kernels, 11);
+}
+
 // tests/apps/profiler_range: only the launches between cudaProfilerStart and Stop.
 TEST(ProfileGpu, CaptureRangeProfilesOnlyBetweenProfilerStartAndStop) {
   GPULAB_REQUIRE_GPU();

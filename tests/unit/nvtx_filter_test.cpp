@@ -2,11 +2,13 @@
 // documentation ("NVTX Filtering") matched against the ranges open at a launch.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "reports/base/errors.hpp"
 #include "reports/nvtx_filter.hpp"
+#include "unit/sanitized.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -152,6 +154,20 @@ TEST(NvtxFilter, EscapedQuantifiersAreCharacters) {
   EXPECT_TRUE(matches("back\\\\slash/", pushed({"back\\slash"})));
   // '*' and '+' inside a name are characters.
   EXPECT_TRUE(matches("a*b/", pushed({"a*b"})));
+}
+
+// An expression of many '*' on a deep stack is one pass per name, not one per way to place them:
+// here C(128, 6), about 5e9 placements, none of which matches.
+TEST(NvtxFilter, ManyWildcardsOnADeepStackStayFast) {
+  std::vector<std::string> stack(128, "x");
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_FALSE(matches("x/*/x/*/x/*/x/*/x/*/x/*/y", pushed(stack)));
+  stack.back() = "y";
+  EXPECT_TRUE(matches("x/*/x/*/x/*/x/*/x/*/x/*/y", pushed(stack)));
+  EXPECT_TRUE(matches("[x/*/x/+/x/*/y]", pushed(stack)));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(seconds, test::kSanitized ? 10.0 : 1.0);
 }
 
 TEST(NvtxFilter, MalformedExpressionsSayWhere) {
