@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -260,10 +261,13 @@ void Injection::at_exit() {
 
 namespace {
 
-// Sets gpulab up in this process, once: from the first of the program's cuInit and NVTX calls.
+// Sets gpulab up in this process, once: from the first of the program's cuInit and NVTX calls,
+// which may come on two threads at once, or one inside the other (CUPTI's own set-up may
+// initialize the driver): the first call does it, any other returns at once.
 void start_injection() {
   using gpulab::inject::g_injection;
-  if (g_injection) return;
+  static std::atomic<bool> started{false};
+  if (started.exchange(true)) return;
   const char* text = std::getenv(gpulab::report::kInjectionConfigVariable);
   if (!text) return;  // loaded without gpulab profile: stay out of the way
   try {
