@@ -199,8 +199,9 @@ NvtxExpression NvtxExpression::parse(std::string_view text, std::string_view opt
 
 bool NvtxExpression::matches(const NvtxOpen& open) const {
   const auto& by_domain = push_pop_ ? open.stacks : open.started;
-  for (const auto& [domain, ranges] : by_domain) {
-    if (!domain_.matches(domain)) continue;
+  for (const auto& entry : by_domain) {
+    const std::vector<std::string>& ranges = entry.second;  // a lambda cannot capture a binding
+    if (!domain_.matches(entry.first)) continue;
     if (push_pop_ ? stack_matches(ranges)
                   : std::all_of(names_.begin(), names_.end(), [&](const NvtxName& n) {
                       return std::any_of(ranges.begin(), ranges.end(),

@@ -347,9 +347,12 @@ InjectionConfig injection_config_from_json(const std::string& text) {
   if (!mode) Reader::fail(r.where() + ".mode", "expected counters or trace");
   c.mode = *mode;
   c.kernel_filter = r.str_or("kernel_filter", "");
-  for (auto [key, into] :
-       {std::pair{"nvtx_include", &c.nvtx_include}, std::pair{"nvtx_exclude", &c.nvtx_exclude}})
-    if (r.has(key)) r.each(key, [&](const Reader& e) { into->push_back(e.as_string()); });
+  for (const auto& field :
+       {std::pair{"nvtx_include", &c.nvtx_include}, std::pair{"nvtx_exclude", &c.nvtx_exclude}}) {
+    std::vector<std::string>* into = field.second;  // a lambda cannot capture a binding
+    if (r.has(field.first))
+      r.each(field.first, [&](const Reader& e) { into->push_back(e.as_string()); });
+  }
   c.profiler_api_range = r.boolean_or("profiler_api_range", false);
   c.launch_skip = r.integer_or("launch_skip", 0);
   c.launch_count = r.integer_or("launch_count", 0);

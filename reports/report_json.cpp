@@ -274,10 +274,13 @@ ProgramInfo read_program(const Reader& r) {
       process.refused = q.boolean_or("refused", false);
       process.note = q.str_or("note", "");
     });
-  for (auto [key, into] :
+  for (const auto& field :
        {std::pair{"left_out", &p.left_out}, std::pair{"nvtx_include", &p.nvtx_include},
-        std::pair{"nvtx_exclude", &p.nvtx_exclude}})
-    if (r.has(key)) r.each(key, [&](const Reader& s) { into->push_back(s.as_string()); });
+        std::pair{"nvtx_exclude", &p.nvtx_exclude}}) {
+    std::vector<std::string>* into = field.second;  // a lambda cannot capture a binding
+    if (r.has(field.first))
+      r.each(field.first, [&](const Reader& s) { into->push_back(s.as_string()); });
+  }
   p.capture_range = r.str_or("capture_range", "none");
   if (r.has("ranges"))
     r.each("ranges", [&](const Reader& q) {
