@@ -160,9 +160,11 @@ void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, co
     if (t_launch.depth++ == 0) {
       launch_entry(domain, id, info);
       // Decided at the entry: the kernel's duration may arrive before the launch call returns.
-      const RecordedLaunch& r = t_launch.record;
+      RecordedLaunch& r = t_launch.record;
       t_launch.in_full =
           tally_.record_in_full(r.mangled_name, r.matched, r.profiled, r.correlation_id);
+      // Only a launch recorded one by one keeps its ranges: the others are tallied without.
+      if (t_launch.in_full && nvtx_.seen()) r.nvtx = nvtx_.path_now();
     } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
       // The driver launch inside a runtime launch: where its CUfunction is known, and the shape
       // of the launches whose runtime parameters do not give it (__cudaLaunchKernel).
@@ -218,7 +220,6 @@ void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
   for (int i = 0; i < 3; ++i) r.grid[i] = shape.grid[i], r.block[i] = shape.block[i];
   r.dynamic_shared_bytes = shape.dynamic_shared_bytes;
   if (driver) read_attributes(cupti::driver_function(id, info.functionParams), r);
-  if (nvtx_.seen()) r.nvtx = nvtx_.path_now();
   r.matched = in_region() && wanted(r);
   f.profiling = false;
   f.copy.reset();
