@@ -98,7 +98,6 @@ bool NvtxName::matches(const std::string& name) const {
 NvtxExpression NvtxExpression::parse(std::string_view text, std::string_view option) {
   const Parser parser(text, option);
   NvtxExpression e;
-  e.text_ = std::string(text);
   const bool regex = text.substr(0, kRegexPrefix.size()) == kRegexPrefix;
   Chars chars = parser.characters(regex ? kRegexPrefix.size() : 0);
   if (chars.empty())

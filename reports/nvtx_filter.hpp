@@ -34,7 +34,6 @@ class NvtxName {
  public:
   NvtxName(std::string text, bool regex);
   bool matches(const std::string& name) const;
-  const std::string& text() const { return text_; }
 
  private:
   std::string text_;
@@ -52,12 +51,10 @@ class NvtxExpression {
   static NvtxExpression parse(std::string_view text, std::string_view option);
 
   bool matches(const NvtxOpen& open) const;
-  const std::string& text() const { return text_; }
 
  private:
   bool stack_matches(const std::vector<std::string>& stack) const;
 
-  std::string text_;
   NvtxName domain_{"", false};  // "": the default domain
   bool push_pop_ = false;
   std::vector<NvtxName> names_;
