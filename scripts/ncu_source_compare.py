@@ -8,7 +8,9 @@ REPORT.json is `gpulab run LAB --source --json REPORT.json`; NCU_SOURCE.csv is
   ncu -i R --page source --csv --print-source sass,cuda
 on the same lab. ncu's page holds, per profiled launch, a block: "File Path", "Function Name"
 (demangled in ncu's own style), a header, then one row per source line ("Line No" set) followed
-by the rows of its SASS instructions ("Address" set). The first block of each function is used;
+by the rows of its SASS instructions ("Address" set); a launch whose code comes from several files
+(functions inlined from CUDA's headers) has one block per file, one after another. The first
+launch's blocks of each function are used;
 the report's kernels are matched to it by name_key: both demanglers' spellings of one function
 give one key.
 
@@ -16,12 +18,13 @@ The two tools do not group instructions into lines alike: ncu lists an inlined i
 its own line and under the line that calls it, gpulab under its own line only. So the comparison
 is made per instruction (offset from the function's first address) and summed over gpulab's
 lines:
-  - each instruction's line in gpulab is one of the lines ncu lists it under;
-  - per line, warp and thread instructions executed, global sectors and shared wavefronts (the
-    columns ncu printed) within 2% of ncu's (or ABSOLUTE_FLOOR);
-  - per line, its share of the kernel's warp-stall samples within 5 points, on lines that hold at
-    least 5% of either tool's samples (sampling is statistical: smaller lines are shown, not
-    judged).
+  - each instruction's line in gpulab is one of the lines ncu lists it under (by number alone
+    where ncu gives no block of gpulab's file: see `listed`);
+  - per line, warp and thread instructions executed, global sectors, shared wavefronts and
+    divergent branches (the columns ncu printed) within 2% of ncu's (or ABSOLUTE_FLOOR);
+  - per line, its share of the kernel's warp-stall samples within 5 points (or three standard
+    errors, for kernels with few samples), on lines that hold at least 5% and 20 of either tool's
+    samples (sampling is statistical: smaller lines are shown, not judged).
 An instruction ncu counts and gpulab has no record of counts on ncu's first line for it, against
 gpulab's zero. Prints one row per judged value, one PASS/FAIL line per kernel and one overall; exits 1
 on FAIL, 2 on unusable input.
@@ -38,6 +41,14 @@ RELATIVE = 0.02         # counts: allowed |gpulab - ncu| / ncu
 ABSOLUTE_FLOOR = 64     # counts: a difference this small passes (a warp's worth of a few lines)
 SHARE_POINTS = 0.05     # stall-sample shares: allowed difference, as a fraction of the kernel
 MIN_SHARE = 0.05        # lines holding less of the samples are not judged on their share
+MIN_LINE_SAMPLES = 20   # nor lines with fewer samples in both tools (gpulab's kMinLineSamples)
+
+
+def share_bound(a, b, n_a, n_b):
+    """The allowed difference between two sample shares: SHARE_POINTS, or three standard errors
+    of the difference of two binomial proportions where the kernels have few samples."""
+    p = (a * n_a + b * n_b) / (n_a + n_b)
+    return max(SHARE_POINTS, 3 * (p * (1 - p) * (1 / n_a + 1 / n_b)) ** 0.5)
 
 # gpulab's counter name (report source_counter) -> ncu's source-page column.
 COUNTERS = {
@@ -45,6 +56,7 @@ COUNTERS = {
     "thread_inst_executed": "Thread Instructions Executed",
     "global_sectors": "L2 Theoretical Sectors Global",
     "shared_wavefronts": "L1 Wavefronts Shared",
+    "divergent_branches": "Divergent Branches",
 }
 NCU_SAMPLES = "Warp Stall Sampling (All Samples)"
 
@@ -56,6 +68,7 @@ class Kernel:
     function: str
     instructions: dict = field(default_factory=dict)  # offset -> {counter or column: value}
     lines: dict = field(default_factory=dict)         # offset -> [(file, line), ...]
+    files: set = field(default_factory=set)           # ncu: the files it gives a block of
 
 
 def name_key(function):
@@ -83,6 +96,17 @@ def short_name(function):
     return re.sub(r"\w*::", "", name)
 
 
+def listed(where, lines, files):
+    """Whether gpulab's (file, line) is one of ncu's lines for an instruction. Where ncu gives
+    the function no block of gpulab's file at all, it has filed that file's lines under another
+    of the function's files (seen with CUB's kernels: the kernel's own lines, its declaration
+    and closing brace, under the agent's header, whose lines there are a comment, a blank or a
+    brace): then the line's number is what can be compared."""
+    if where in lines:
+        return True
+    return where[0] not in files and any(line == where[1] for _, line in lines)
+
+
 def number(text):
     text = text.replace(",", "").strip()
     if text in ("", "-"):
@@ -97,6 +121,7 @@ def read_ncu(path):
         rows = list(csv.reader(f))
     out, addresses = {}, {}
     current, header, file, line = None, None, "", None
+    launch_key, launch_files = None, set()
     for row in rows:
         if not row:
             continue
@@ -105,7 +130,17 @@ def read_ncu(path):
             continue
         if row[0] == "Function Name" and len(row) >= 2:
             key = name_key(row[1])
-            current = None if key in out else out.setdefault(key, Kernel(row[1]))
+            # One launch's code can come from several files (functions inlined from CUDA's
+            # headers): ncu gives a block per file, one after another. The same function again
+            # after another one's block, or the same file again, is a later launch.
+            same_launch = key == launch_key and file not in launch_files
+            if key != launch_key or not same_launch:
+                launch_key, launch_files = key, set()
+            launch_files.add(file)
+            if not same_launch:
+                current = None if key in out else out.setdefault(key, Kernel(row[1]))
+            if current is not None:
+                current.files.add(file)
             addresses[key] = addresses.get(key, {})
             header = None
             continue
@@ -175,7 +210,7 @@ def compare_kernel(function, mine, theirs):
     by_line = {}  # (file, line) -> offsets, by gpulab's line (ncu's first where gpulab has none)
     for offset in sorted(set(mine.instructions) | set(theirs.instructions)):
         ours, ncu_lines = mine.lines.get(offset), theirs.lines.get(offset, [])
-        if ours and ncu_lines and ours[0] not in ncu_lines:
+        if ours and ncu_lines and not listed(ours[0], ncu_lines, theirs.files):
             rows.append((function, ours[0], f"line of +0x{offset:x}", 0, 0, False))
         where = (ours or ncu_lines or [None])[0]
         if where is not None:
@@ -194,10 +229,12 @@ def compare_kernel(function, mine, theirs):
                 continue  # ncu printed no such column: nothing to compare with
             rows.append((function, where, name, a, b, judge_count(a, b)))
         if our_samples > 0 and their_samples > 0:
-            a = sum(i.get("samples", 0.0) for i in ours) / our_samples
-            b = sum(i.get(NCU_SAMPLES, 0.0) for i in ncu) / their_samples
-            if max(a, b) >= MIN_SHARE:
-                rows.append((function, where, "sample share", a, b, abs(a - b) <= SHARE_POINTS))
+            a_count = sum(i.get("samples", 0.0) for i in ours)
+            b_count = sum(i.get(NCU_SAMPLES, 0.0) for i in ncu)
+            a, b = a_count / our_samples, b_count / their_samples
+            if max(a, b) >= MIN_SHARE and max(a_count, b_count) >= MIN_LINE_SAMPLES:
+                rows.append((function, where, "sample share", a, b,
+                             abs(a - b) <= share_bound(a, b, our_samples, their_samples)))
     return rows
 
 

@@ -74,7 +74,7 @@ $bin source --report "$reports/source/transpose.json" --variant naive 2>&1 | hea
 # Counters and per-instruction data in one run: the range profiler reads counters with warp-stall
 # sampling paused.
 step "gpulab run transpose --source with counters"
-timeout 120 $bin run transpose --source --variants naive,padded --json "$reports/with_counters.json" \
+timeout 120 $bin run transpose --source --variant naive,padded --json "$reports/with_counters.json" \
     >"$logs/with_counters.txt" 2>&1
 rc=$?
 grep -i "warn\|error\|no per-instruction\|not collected\|not taken" "$logs/with_counters.txt" | head
