@@ -116,9 +116,13 @@ void name_kernels(report::Report& r, report::Variant& v,
 // The correctness launch, recorded by the launch recorder when there is one (the kernels it
 // launched name the variant's kernels), then the timed launches. Returns whether the recorder
 // saw none of the variant's kernels launched one by one (they ran inside a CUDA graph).
-bool check_and_time(labs::LabRun& run, report::Report& r, report::Variant& out, Repetitions reps,
-                    cudaStream_t stream, labs::L2Flusher* flusher,
+bool check_and_time(Session& session, labs::LabRun& run, report::Report& r, report::Variant& out,
+                    Repetitions reps, cudaStream_t stream, labs::L2Flusher* flusher,
                     cupti::LaunchRecorder* recorder) {
+  // With --source, the checked launch loads the variant's modules while warp-stall sampling is
+  // enabled (it sees only those), and the timed ones run with it disabled: enabled, it
+  // serializes launches (the cuda-graphs lab's graph took 35% longer on an H100).
+  session.resume_sampling();
   run.prepare(out.name);
   run.poison_outputs(stream);
   const auto launch_once = [&] {
@@ -134,6 +138,7 @@ bool check_and_time(labs::LabRun& run, report::Report& r, report::Variant& out, 
   name_kernels(r, out, launched);
   out.check = run.check(out.name);
   if (out.check.status == report::CheckStatus::failed) out.status = report::VariantStatus::failed;
+  session.pause_sampling();
 
   out.timing = labs::time_launches([&](cudaStream_t s) { run.launch(out.name, s); }, stream,
                                    reps.warmup, reps.repeat, flusher,
@@ -280,9 +285,12 @@ void collect_counters(Session& session, labs::LabRun& run, report::Report& r,
 
 // One more launch of every measured variant, recorded by the activity tracer: a pass of its
 // own, after timing and before counters. A warm-up launch runs first with tracing on (see
-// ActivityTracer::trace) and is left out; the lab prepares its inputs before each launch.
-void trace_variants(cupti::ActivityTracer& tracer, labs::LabRun& run, report::Report& r,
-                    const RunSettings& settings, cudaStream_t stream) {
+// ActivityTracer::trace) and is left out; the lab prepares its inputs before each launch. A
+// trace CUPTI refuses leaves the variants without a timeline, said in a warning: their checks
+// and times stand.
+void trace_variants(Session& session, cupti::ActivityTracer& tracer, labs::LabRun& run,
+                    report::Report& r, const RunSettings& settings, cudaStream_t stream) {
+  session.pause_sampling();
   for (auto& v : r.variants) {
     if (v.status == report::VariantStatus::skipped) continue;
     stop_if_interrupted();
@@ -293,11 +301,17 @@ void trace_variants(cupti::ActivityTracer& tracer, labs::LabRun& run, report::Re
     };
     run.prepare(v.name);
     GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
-    v.timeline = tracer.trace(launch, [&] {
-      launch();
-      run.prepare(v.name);
-      GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
-    });
+    try {
+      v.timeline = tracer.trace(launch, [&] {
+        launch();
+        run.prepare(v.name);
+        GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+      });
+    } catch (const ApiError& e) {
+      if (e.api() != "CUPTI") throw;
+      r.warnings.push_back(std::string("no timeline: ") + e.what());
+      return;
+    }
   }
 }
 
@@ -414,11 +428,12 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
     }
     out.kernels = declared_kernels(*run, vs->name, r.device.max_warps_per_sm);
     progress(settings, fmt::format("{}/{}: check and time", spec.name, vs->name));
-    if (check_and_time(*run, r, out, reps, stream, settings.cold ? &flusher : nullptr, recorder))
+    if (check_and_time(session, *run, r, out, reps, stream, settings.cold ? &flusher : nullptr,
+                       recorder))
       graph_launched.insert(out.name);
   }
   set_speedups(r);
-  if (tracer) trace_variants(*tracer, *run, r, settings, stream);
+  if (tracer) trace_variants(session, *tracer, *run, r, settings, stream);
   if (!spec.no_counters.empty()) {  // said in every report, warned of when counters were asked
     if (!metric_names.empty()) r.warnings.push_back("counters not collected: " + spec.no_counters);
     for (auto& v : r.variants) v.counters.note = spec.no_counters;

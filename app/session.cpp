@@ -38,8 +38,7 @@ cupti::RangeProfiler* Session::profiler(const std::vector<std::string>& metrics,
     why_not = *counters_unavailable_;
     return nullptr;
   }
-  // Counters are read with warp-stall sampling off; the next sample enables it again.
-  if (pc_sampler_) pc_sampler_->pause();
+  pause_sampling();  // counters are read with warp-stall sampling off
   if (profiler_ && profiler_metrics_ == metrics) return profiler_.get();
   profiler_.reset();  // one profiler per context at a time
   try {
@@ -116,6 +115,18 @@ cupti::PcSampler* Session::pc_sampler(std::string& why_not) {
   }
   if (sampling_unavailable_) why_not = *sampling_unavailable_;
   return pc_sampler_.get();
+}
+
+void Session::pause_sampling() {
+  if (pc_sampler_) pc_sampler_->pause();
+}
+
+void Session::resume_sampling() {
+  if (!pc_sampler_) return;
+  try {
+    pc_sampler_->resume();
+  } catch (const Error&) {
+  }
 }
 
 void Session::note_error(const Error& error) {

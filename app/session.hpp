@@ -62,6 +62,14 @@ class Session {
   // The warp-stall sampler (cupti/pc_sampling.hpp), enabled on first request and kept: ask for
   // it before the modules of the code to sample load. nullptr, with `why_not`, where unavailable.
   cupti::PcSampler* pc_sampler(std::string& why_not);
+  // Disables warp-stall sampling until the next sample or resume_sampling, where something else
+  // needs CUPTI to itself (counters; an activity trace: CUPTI refuses to enable activity kinds
+  // while sampling is enabled, CUPTI_ERROR_NOT_COMPATIBLE) or where launches are timed (enabled,
+  // sampling serializes them). Both do nothing without a sampler.
+  void pause_sampling();
+  // Enables it again, so that modules loading now are sampled later. A failure to enable is
+  // left to the next sample, which reports it.
+  void resume_sampling();
 
   int device_index() const { return device_index_; }
 

@@ -206,6 +206,8 @@ PcSampler::~PcSampler() { state_->disable(); }
 
 void PcSampler::pause() noexcept { state_->disable(); }
 
+void PcSampler::resume() { state_->enable(); }
+
 PcSamples PcSampler::sample(const std::function<void()>& work) {
   State& s = *state_;
   s.enable();

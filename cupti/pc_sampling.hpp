@@ -49,6 +49,9 @@ class PcSampler {
   // availability while it is enabled (CUPTI_ERROR_INVALID_PARAMETER on the H100, CUPTI 13.0).
   // Samples still reach the modules that loaded while it was first enabled.
   void pause() noexcept;
+  // Enables it again after a pause (nothing when enabled): modules that load from now on are
+  // sampled. Throws CountersUnavailable when CUPTI refuses.
+  void resume();
 
   struct State;
 

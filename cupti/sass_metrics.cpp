@@ -46,6 +46,7 @@ const std::vector<CounterChoice>& choices() {
       {c::shared_wavefronts, {{{"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared"}}}},
       {c::local_loads, {{{"smsp__sass_inst_executed_op_local_ld"}}}},
       {c::local_stores, {{{"smsp__sass_inst_executed_op_local_st"}}}},
+      {c::divergent_branches, {{{"smsp__sass_branch_targets_threads_divergent"}}}},
   };
   return table;
 }

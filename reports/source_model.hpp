@@ -39,6 +39,8 @@ inline constexpr const char* shared_wavefronts = "shared_wavefronts";
 inline constexpr const char* shared_requests = "shared_requests";
 inline constexpr const char* local_loads = "local_loads";    // warp instructions: spills, stack
 inline constexpr const char* local_stores = "local_stores";  // and arrays kept in local memory
+// Branch executions whose active threads took two or more targets: where a warp splits.
+inline constexpr const char* divergent_branches = "divergent_branches";
 inline constexpr const char* samples = "samples";
 inline constexpr const char* stall_prefix = "samples.";
 }  // namespace source_counter

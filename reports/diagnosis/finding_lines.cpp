@@ -36,10 +36,19 @@ void attach_lines(Diagnosis& d, const KernelSource& source) {
     finding.lines.clear();
     const walk::Rule* rule = rule_of(finding.id);
     if (!rule) continue;
-    const auto& measure = *rule->lines;
-    double total = 0;  // over every instruction, those without a line too
-    for (const auto& i : source.instructions) total += measure.amount(i.counters);
+    const auto total_of = [&source](const walk::LineMeasure& m) {
+      double total = 0;  // over every instruction, those without a line too
+      for (const auto& i : source.instructions) total += m.amount(i.counters);
+      return total;
+    };
+    const walk::LineMeasure* chosen = &*rule->lines;
+    double total = total_of(*chosen);
+    if (total <= 0 && chosen->otherwise) {
+      chosen = chosen->otherwise.get();
+      total = total_of(*chosen);
+    }
     if (total <= 0) continue;
+    const auto& measure = *chosen;
     std::vector<std::pair<double, const std::pair<const std::pair<std::string, int>, Line>*>>
         ranked;
     for (const auto& entry : by_line) {

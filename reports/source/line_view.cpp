@@ -83,6 +83,8 @@ LineFigures figures_of(const std::map<std::string, double>& counters, const Line
   f.sectors_per_request = ratio(counters, c::global_sectors, c::global_requests);
   f.wavefronts_per_shared_request = ratio(counters, c::shared_wavefronts, c::shared_requests);
   f.threads_per_instruction = ratio(counters, c::thread_inst_executed, c::inst_executed);
+  if (auto it = counters.find(c::divergent_branches); it != counters.end())
+    f.divergent_branches = it->second;
   if (auto it = counters.find(c::samples); it != counters.end()) {
     f.samples = it->second;
     f.few_samples = it->second < kMinLineSamples;

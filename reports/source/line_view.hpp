@@ -50,6 +50,7 @@ struct LineFigures {
   std::optional<double> sectors_per_request;  // global memory
   std::optional<double> wavefronts_per_shared_request;
   std::optional<double> threads_per_instruction;  // active threads per warp instruction
+  std::optional<double> divergent_branches;       // where counted
   std::optional<double> samples;                  // stall samples on the row, where taken
   // Fewer than kMinLineSamples: the top stall's share would be noise, and the row is not ranked
   // hot (hottest); views show the count instead.

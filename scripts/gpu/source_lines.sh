@@ -7,7 +7,10 @@
 # Everything ends within a deadline (GPULAB_SOURCE_DEADLINE_S, default 570 s); an ncu lab left out
 # for lack of time is said so. GPULAB_SOURCE_PROBE=0 leaves the probe out. Prints a short summary
 # last. From the repository root:
-#   [GPULAB_NCU_SOURCE_LABS="lab lab..."] bash scripts/gpu/source_lines.sh [LAB,LAB...] [OUT_DIR]
+#   [GPULAB_NCU_SOURCE_LABS="lab lab..."] [GPULAB_NCU_SAMPLING_INTERVAL=N] \
+#     bash scripts/gpu/source_lines.sh [LAB,LAB...] [OUT_DIR]
+# GPULAB_NCU_SAMPLING_INTERVAL is ncu's --warp-sampling-interval for the compared page: a sample
+# every 2^(5+N) cycles (5: gpulab's 2^10; unset: ncu chooses per kernel).
 set -uo pipefail
 only=${1:-}
 out=${2:-${OUT:-/tmp/gpulab-out}}
@@ -50,8 +53,12 @@ for lab in $labs; do
 done
 
 tar czf "$out/source.tgz" -C "$out" source && rm -rf "$out/source"
-# PC sampling stays enabled (stopped) while a --source run times its variants: the medians with
-# and without it, per variant, say whether that moves timing.
+# Per lab: timelines (the traced labs), per-instruction data and stall samples in one run.
+for lab in $labs; do
+  note "$(python3 scripts/gpu/traced_source_summary.py "$out/source.tgz" "$lab" | head -3 | tr '\n' ' ')"
+done
+# A --source run times its variants with PC sampling disabled (enabled, it serializes launches):
+# the medians with and without it, per variant, say whether timing moved.
 step "timing with and without --source"
 for lab in streams transpose cuda-graphs; do
   tar tzf "$out/source.tgz" "source/$lab.json" >/dev/null 2>&1 || continue  # not run with --source
@@ -100,7 +107,8 @@ for lab in ${GPULAB_NCU_SOURCE_LABS:-transpose coalescing aos-soa reduction matm
   rc=$?
   t2=$(ms)
   rm -f "$logs/sections_$lab.ncu-rep"
-  timeout "$(( $(left_s) > 30 ? $(left_s) : 30 ))" ncu --clock-control none --set full --import-source yes -o "$logs/$lab" \
+  timeout "$(( $(left_s) > 30 ? $(left_s) : 30 ))" ncu --clock-control none --set full --import-source yes \
+      ${GPULAB_NCU_SAMPLING_INTERVAL:+--warp-sampling-interval $GPULAB_NCU_SAMPLING_INTERVAL} -o "$logs/$lab" \
       $bin run "$lab" --metrics none --repeat 1 --warmup 0 >"$logs/ncu_$lab.txt" 2>&1
   ncu -i "$logs/$lab.ncu-rep" --page source --csv --print-source sass,cuda \
       >"$logs/ncu-source-$lab.csv" 2>>"$logs/ncu_source.err"

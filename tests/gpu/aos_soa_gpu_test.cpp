@@ -16,15 +16,6 @@ using test::raw;
 namespace d = report::derived;
 namespace m = report::metrics::name;
 
-TEST(AosSoaGpu, AllVariantsCorrectAtSmallOddSizes) {
-  GPULAB_REQUIRE_GPU();
-  for (int n : {1, 3, 1001, 4099}) {
-    const auto r = test::run_lab("aos-soa", test::check_only(n));
-    ASSERT_EQ(r.variants.size(), 3u);
-    test::expect_exact(r, static_cast<std::uint64_t>(n), "n=" + std::to_string(n));
-  }
-}
-
 // One run at the default size (2^26 particles) with the basic counters.
 const report::Report& default_run() {
   static const report::Report r = test::run_lab("aos-soa", app::RunSettings{});

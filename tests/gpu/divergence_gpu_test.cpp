@@ -1,6 +1,7 @@
-// The divergence lab on a real GPU: every variant correct at small odd sizes and at the default
-// size, and the signature of a branch that splits warps: fewer threads per instruction, and
-// both paths' instructions issued, which only grouping the data by the branch removes.
+// The divergence lab on a real GPU (small odd sizes: tests/gpu/lab_registry_test.cpp): every
+// variant correct at the default size, and the signature of a branch that splits warps: fewer
+// threads per instruction, and both paths' instructions issued, which only grouping the data by the
+// branch removes.
 #include <gtest/gtest.h>
 
 #include "app/lab_runner.hpp"
@@ -14,15 +15,6 @@ namespace {
 using test::raw;
 
 namespace m = report::metrics::name;
-
-TEST(DivergenceGpu, AllVariantsCorrectAtSmallOddSizes) {
-  GPULAB_REQUIRE_GPU();
-  for (int n : {1, 33, 1001, 4099}) {
-    const auto r = test::run_lab("divergence", test::check_only(n));
-    ASSERT_EQ(r.variants.size(), 3u);
-    test::expect_exact(r, static_cast<std::uint64_t>(n), "n=" + std::to_string(n));
-  }
-}
 
 // One run at the default size (2^25 elements) with the basic counters.
 const report::Report& default_run() {

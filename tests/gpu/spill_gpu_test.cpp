@@ -1,6 +1,7 @@
-// The spill lab on a real GPU: every variant correct at small odd sizes and at the default size,
-// the static attributes that tell a stack frame and a register cap apart, and the local-memory
-// traffic the counters show for the array indexed at run time and for the capped kernel only.
+// The spill lab on a real GPU (small odd sizes: tests/gpu/lab_registry_test.cpp): every variant
+// correct at the default size, the static attributes that tell a stack frame and a register cap
+// apart, and the local-memory traffic the counters show for the array indexed at run time and for
+// the capped kernel only.
 #include <gtest/gtest.h>
 
 #include "app/lab_runner.hpp"
@@ -16,15 +17,6 @@ using test::raw;
 
 namespace d = report::derived;
 namespace m = report::metrics::name;
-
-TEST(SpillGpu, AllVariantsCorrectAtSmallOddSizes) {
-  GPULAB_REQUIRE_GPU();
-  for (int n : {1, 33, 999, 4099}) {
-    const auto r = test::run_lab("spill", test::check_only(n));
-    ASSERT_EQ(r.variants.size(), 4u);
-    test::expect_exact(r, static_cast<std::uint64_t>(n), "n=" + std::to_string(n));
-  }
-}
 
 // One run at the default size (2^22 threads) with the basic counters. The capped kernel takes
 // milliseconds, so fewer repetitions than the streaming labs.

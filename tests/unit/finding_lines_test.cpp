@@ -86,6 +86,46 @@ TEST(FindingLines, AStallFindingNamesItsTopLinesInOrder) {
   EXPECT_TRUE(d.findings[1].lines.empty());
 }
 
+// The divergence lab's shape: one branch (line 89) splits the warps, and the path after it
+// (line 56) runs with half its lanes idle. The branch is named where divergent branches were
+// counted; the idle lanes' line only where they were not.
+TEST(FindingLines, DivergenceNamesTheBranchThatSplitsTheWarps) {
+  const auto kernel = [](bool counted_branches) {
+    KernelSource s;
+    s.origin = "hand-made";
+    const auto add = [&](int line, const char* sass, double warps, double threads,
+                         double divergent) {
+      SassInstruction i;
+      i.offset = 16 * s.instructions.size();
+      i.sass = sass;
+      i.where = SourceLine{"labs/divergence.cu", line, "", 0};
+      i.counters = {{"inst_executed", warps}, {"thread_inst_executed", threads}};
+      if (counted_branches) i.counters["divergent_branches"] = divergent;
+      s.instructions.push_back(i);
+    };
+    add(89, "@!P0 BRA 0x940", 1000, 32000, 1000);
+    for (int k = 0; k < 4; ++k) add(56, "FFMA R0, R0, R2, R3", 1000, 16000, 0);
+    add(114, "STG.E desc[UR4][R2.64], R0", 1000, 32000, 0);
+    return s;
+  };
+  for (bool counted_branches : {true, false}) {
+    SCOPED_TRACE(counted_branches ? "divergent branches counted" : "not counted");
+    Diagnosis d;
+    Finding divergence;
+    divergence.id = "warp-divergence";
+    d.findings = {divergence};
+    attach_lines(d, kernel(counted_branches));
+    const auto& lines = d.findings[0].lines;
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].line, counted_branches ? 89 : 56);
+    EXPECT_DOUBLE_EQ(lines[0].share, 1.0);
+    EXPECT_EQ(lines[0].what, counted_branches ? "the divergent branches"
+                                              : "the idle lanes of the warps' instructions");
+    EXPECT_EQ(lines[0].detail, counted_branches ? "1000 branch executions split their warp"
+                                                : "16.0 active threads per instruction");
+  }
+}
+
 TEST(FindingLines, NoPerInstructionDataNoLines) {
   Report r = load_report((kRoot / "tests/fixtures/labs/transpose.json").string());
   diagnose_report(r, Thresholds());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -55,17 +56,31 @@ const Rule& divergence() {
     r.quantities = {{"lanes_per_warp", metrics::Unit::ratio}};
     r.needs = {m::threads_per_inst};
     r.check = check;
+    // The branches where warps split: what the fix changes. The idle lanes lie on the code
+    // that runs after them (in the divergence lab, the inlined paths' lines, not the `if`), so
+    // they name the lines only where divergent branches were not counted.
     r.lines = LineMeasure{
-        "the idle lanes of the warps' instructions",
+        "the divergent branches",
         [](const std::map<std::string, double>& c) {
-          return std::max(0.0, 32 * counted(c, source_counter::inst_executed) -
-                                   counted(c, source_counter::thread_inst_executed));
+          return counted(c, source_counter::divergent_branches);
         },
         [](const LineFigures& f) {
-          return f.threads_per_instruction ? fmt::format("{:.1f} active threads per instruction",
-                                                         *f.threads_per_instruction)
-                                           : std::string();
-        }};
+          return f.divergent_branches ? fmt::format("{:.0f} branch executions split their warp",
+                                                    *f.divergent_branches)
+                                      : std::string();
+        },
+        std::make_shared<const LineMeasure>(LineMeasure{
+            "the idle lanes of the warps' instructions",
+            [](const std::map<std::string, double>& c) {
+              return std::max(0.0, 32 * counted(c, source_counter::inst_executed) -
+                                       counted(c, source_counter::thread_inst_executed));
+            },
+            [](const LineFigures& f) {
+              return f.threads_per_instruction
+                         ? fmt::format("{:.1f} active threads per instruction",
+                                       *f.threads_per_instruction)
+                         : std::string();
+            }})};
     return r;
   }();
   return rule;

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,11 +102,13 @@ struct Quantity {
 
 // Where a rule's finding sits in the code: the part of an instruction's counters (its
 // SassInstruction::counters) that its evidence counts, and what that part is, for "97% of the
-// global sectors beyond 4 per request"; and what a line's figures say of it.
+// global sectors beyond 4 per request"; and what a line's figures say of it. `otherwise` is
+// measured where this measure finds nothing in a kernel (its counter was not collected there).
 struct LineMeasure {
   std::string what;
   std::function<double(const std::map<std::string, double>& counters)> amount;
   std::function<std::string(const LineFigures& figures)> detail;
+  std::shared_ptr<const LineMeasure> otherwise;
 };
 
 struct Rule {
