@@ -172,6 +172,7 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   program.capture_range = options.capture_range;
   program.launch_skip = config.launch_skip;
   program.launch_count = config.launch_count;
+  program.rank = plan.rank;
   report::RecordSet records;
   {
     // Read and removed whole: a SIGTERM meanwhile waits until the folder is gone.
@@ -210,9 +211,9 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
     report::derive_all(report);
   }
   session.remember(report);
-  Io text = text_io(io, {options.json_path});
+  Io text = text_io(io, {plan.json_path});
   print_report(report, options.format, text, options.all_findings);
-  const int saved = save_outputs({report_file(options.json_path, report)}, io);
+  const int saved = save_outputs({report_file(plan.json_path, report)}, io);
 
   const auto& processes = report.program->processes;
   if (!processes.empty() && std::all_of(processes.begin(), processes.end(),

@@ -9,7 +9,9 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/output_file.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
+#include "reports/rank_view.hpp"
 #include "reports/render/render_html.hpp"
+#include "reports/render/render_ranks.hpp"
 #include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
@@ -29,8 +31,7 @@ CLI::App* add_report(CLI::App& root, ReportOptions& options) {
 }
 
 int run_report(const ReportOptions& options, const std::vector<std::string>& argv, Io& io) {
-  if (options.html_path.empty() && options.trace_path.empty())
-    throw UsageError("report needs -o FILE.html, --trace FILE.json, or both");
+  const bool outputs = !options.html_path.empty() || !options.trace_path.empty();
   if (!options.trace_path.empty() && options.files.size() != 1)
     throw UsageError(fmt::format("--trace takes one report ({} given): each report's timelines "
                                  "have their own time origin",
@@ -43,8 +44,18 @@ int run_report(const ReportOptions& options, const std::vector<std::string>& arg
   std::vector<report::Report> reports;
   for (const auto& f : options.files) {
     reports.push_back(report::load_report(f));
+    if (!outputs) continue;
     // The page shows every kernel's decision path: walk the tree where the report has none.
     if (!report::has_diagnosis(reports.back())) diagnose_into(reports.back(), report::Thresholds());
+  }
+  // A job's ranks, with no file asked for: their table on the terminal.
+  if (!outputs) {
+    if (!report::are_rank_reports(reports))
+      throw UsageError(
+          "report needs -o FILE.html, --trace FILE.json, or both (or two or more "
+          "reports of a job's ranks, whose table it prints)");
+    io.out << report::render_rank_view(report::rank_view(reports), report::Style{});
+    return static_cast<int>(ExitCode::ok);
   }
   if (!options.trace_path.empty()) {
     write_output(options.trace_path, report::trace_events(reports[0]).dump(1) + "\n", io.out);

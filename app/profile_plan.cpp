@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "app/job_rank.hpp"
 #include "app/metric_choice.hpp"
 #include "reports/base/errors.hpp"
 #include "reports/base/output_file.hpp"
@@ -34,7 +35,7 @@ void check_kernel_filter(const std::string& filter) {
 
 }  // namespace
 
-ProfilePlan plan_profile(const ProfileOptions& o) {
+ProfilePlan plan_profile(const ProfileOptions& o, const NameSources& here) {
   if (o.command.empty())
     throw UsageError("profile needs a program: gpulab profile [OPTIONS] -- APP [ARGS...]");
   check_kernel_filter(o.kernel);
@@ -57,9 +58,15 @@ ProfilePlan plan_profile(const ProfileOptions& o) {
     throw UsageError("--threshold shapes a diagnosis: add --diagnose");
   if (!o.diagnose && o.all_findings)
     throw UsageError("--all-findings shapes a diagnosis: add --diagnose");
-  if (!o.json_path.empty()) check_output(o.json_path);
-
   ProfilePlan plan;
+  plan.rank = detect_rank(here.variable, here.host);
+  if (!o.json_path.empty()) {
+    refuse_one_file_for_all_ranks("--json", o.json_path, plan.rank);
+    plan.json_path = o.json_path == kStandardStream
+                         ? o.json_path
+                         : expand_output_name("--json", o.json_path, here);
+    check_output(plan.json_path);
+  }
   plan.mode = o.trace ? report::InjectionMode::trace : report::InjectionMode::counters;
   // A traced run replays nothing, whatever --replay says.
   plan.replay = o.trace ? report::ReplayMode::none : *replay;

@@ -91,6 +91,15 @@ struct RangeTime {
   double seconds = 0;  // the GPU time of those launches
 };
 
+// Which rank of a job gpulab profiled, from the variables its launcher sets (app/job_rank.hpp).
+struct RankInfo {
+  std::string launcher;   // whose variables said so: "torchrun", "Open MPI", "MPICH", "Slurm"
+  std::int64_t rank = 0;  // in the job
+  std::optional<std::int64_t> local_rank;  // on its host
+  std::optional<std::int64_t> world_size;  // the job's ranks
+  std::string host;
+};
+
 // What `gpulab profile` ran and how it went.
 struct ProgramInfo {
   std::vector<std::string> argv;  // the program and its arguments, as executed
@@ -111,6 +120,7 @@ struct ProgramInfo {
   std::vector<ProcessInfo> processes;
   std::vector<std::string> left_out;  // what was not measured, and why
   std::vector<RangeTime> ranges;      // every range with launches inside, a parent before its own
+  std::optional<RankInfo> rank;       // when gpulab ran as a rank of a job
 };
 
 struct Variant {

@@ -127,6 +127,12 @@ json program_json(const ProgramInfo& p) {
       ranges.push_back({{"path", r.path}, {"launches", r.launches}, {"seconds", r.seconds}});
     out["ranges"] = std::move(ranges);
   }
+  if (p.rank) {
+    json rank = {{"launcher", p.rank->launcher}, {"rank", p.rank->rank}, {"host", p.rank->host}};
+    rank["local_rank"] = p.rank->local_rank ? json(*p.rank->local_rank) : json(nullptr);
+    rank["world_size"] = p.rank->world_size ? json(*p.rank->world_size) : json(nullptr);
+    out["rank"] = std::move(rank);
+  }
   return out;
 }
 
@@ -289,6 +295,15 @@ ProgramInfo read_program(const Reader& r) {
       range.launches = q.whole_amount_or("launches", 0);
       range.seconds = q.amount_or("seconds", 0);
     });
+  if (r.has("rank")) {
+    const Reader q = r.at("rank");
+    RankInfo& rank = p.rank.emplace();
+    rank.launcher = q.str_or("launcher", "");
+    rank.rank = q.integer("rank");
+    if (q.has("local_rank")) rank.local_rank = q.integer("local_rank");
+    if (q.has("world_size")) rank.world_size = q.integer("world_size");
+    rank.host = q.str_or("host", "");
+  }
   return p;
 }
 

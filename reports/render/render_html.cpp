@@ -16,8 +16,10 @@
 #include "reports/kernel_name.hpp"
 #include "reports/metric_catalogue.hpp"
 #include "reports/nvtx_filter.hpp"
+#include "reports/rank_view.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/render_diagnosis.hpp"
+#include "reports/render/render_ranks.hpp"
 #include "reports/render/roofline.hpp"
 #include "reports/render/svg_chart.hpp"
 #include "reports/report.hpp"
@@ -641,6 +643,7 @@ std::string render_html(const std::vector<Report>& reports, const HtmlPage& page
                         anchor(r.subject()), esc(r.subject()));
   out += fmt::format("<dt>reports</dt><dd>{}</dd>\n</dl>\n</header>\n", labs);
   if (reports.size() > 1) out += limits_table(reports);
+  if (are_rank_reports(reports)) out += rank_view_html(rank_view(reports));
   for (const auto& r : reports) out += report_section(r, page.source_text);
   return out + page_tail();
 }

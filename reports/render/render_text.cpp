@@ -168,6 +168,15 @@ std::string shell_word(const std::string& word) {
   return out + "'";
 }
 
+// "rank 1 of 2 (local rank 1) on node7, by torchrun's variables"
+std::string rank_line(const RankInfo& k, const Style& style) {
+  std::string out = fmt::format("rank {}", k.rank);
+  if (k.world_size) out += fmt::format(" of {}", *k.world_size);
+  if (k.local_rank) out += fmt::format(" (local rank {})", *k.local_rank);
+  if (!k.host.empty()) out += " on " + shown(k.host, style);
+  return out + fmt::format(", by {}'s variables\n", shown(k.launcher, style));
+}
+
 // A profiled program: what ran, how it ended, and what of it was measured.
 std::string program_header(const Report& r, const Style& style) {
   const ProgramInfo& p = *r.program;
@@ -179,6 +188,7 @@ std::string program_header(const Report& r, const Style& style) {
       fmt::format("{} · {} · {} wall\n", paint(command, Tone::strong, style),
                   paint(shown(p.ended, style), tone, style), units::seconds(p.wall_seconds));
   out += device_line(r.device, style);
+  if (p.rank) out += rank_line(*p.rank, style);
   out += fmt::format(
       "{} kernel launches, {} profiled ({} replay){} · kernel time {}\n", p.launches,
       p.profiled_launches, shown(p.replay, style),

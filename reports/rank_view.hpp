@@ -1,0 +1,41 @@
+// The reports of a job's ranks side by side (`gpulab report` of several rank reports): per
+// kernel function, each rank's GPU time, the slowest rank and the spread between the ranks, as
+// HTA's and nsys's multi-report views show them. The ranks' reports say which rank each is
+// (ProgramInfo::rank, app/job_rank.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/report_fwd.hpp"
+
+namespace gpulab::report {
+
+struct RankColumn {
+  std::int64_t rank = 0;
+  std::string host;
+};
+
+struct RankRow {
+  std::string function;  // demangled; "(every kernel)" for the row of the whole program
+  std::vector<std::optional<double>> seconds;  // per column: its GPU time; none: not launched
+  std::int64_t slowest_rank = 0;
+  double spread = 0;  // the slowest rank's time / the median rank's, over the ranks that ran it
+};
+
+struct RankView {
+  std::string launcher;
+  std::vector<RankColumn> ranks;   // by rank
+  RankRow program;                 // every timed launch of each rank
+  std::vector<RankRow> functions;  // the heaviest (summed over the ranks) first
+};
+
+// Whether `reports` are two or more reports of one job's ranks.
+bool are_rank_reports(const std::vector<Report>& reports);
+
+// Throws UsageError when a report is not a rank's, or two are the same rank.
+RankView rank_view(const std::vector<Report>& reports);
+
+}  // namespace gpulab::report

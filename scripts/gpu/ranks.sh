@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# A job of two ranks on the one GPU: torchrun starts gpulab as each rank, which profiles
+# scripts/torch_nvtx.py (no collectives) and writes the rank's report under a name its template
+# gives it (--json 'step.%q{RANK}.json'); then `gpulab report` of both reports, as text and as an
+# HTML page. Then, where GPULAB_RANKS_TIMING is not 0, the medians of the labs of
+# GPULAB_RANKS_TIMING_LABS (default: streams cuda-graphs transpose) with and without --source. Prints a short summary last. From the
+# repository root:
+#   bash scripts/gpu/ranks.sh [OUT_DIR]
+set -uo pipefail
+out=${1:-${OUT:-/tmp/gpulab-out}}
+source "$(dirname "$0")/common.sh"
+started=$(ms)
+trap pack_and_summarize EXIT
+build_gpulab
+note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+
+step "torchrun --nproc-per-node 2 --no-python gpulab profile --json 'step.%q{RANK}.json'"
+job=$reports/job
+mkdir -p "$job"
+t0=$(ms)
+( cd "$job" && timeout 300 python3 -m torch.distributed.run --standalone --nproc-per-node 2 --no-python \
+    "$OLDPWD/$bin" profile --json 'step.%q{RANK}.json' -- python3 "$OLDPWD/scripts/torch_nvtx.py" \
+    >"$logs/ranks.txt" 2>&1 )
+rc=$?
+grep -E '^rank |exited with|error' "$logs/ranks.txt" | head -10
+note "torchrun, 2 ranks: exit $rc in $(( ($(ms) - t0) / 1000 )) s; reports: $(cd "$job" && ls step.*.json 2>/dev/null | tr '\n' ' ')"
+for f in "$job"/step.*.json; do
+  [ -e "$f" ] || continue
+  note "$(basename "$f"): $(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["program"]; print(p.get("rank"), p["launches"], "launches")' "$f")"
+done
+
+step "gpulab report step.0.json step.1.json"
+$bin report "$job/step.0.json" "$job/step.1.json" 2>&1 | tee "$out/ranks-table.txt" | head -20
+note "report of both ranks: exit ${PIPESTATUS[0]}; $(head -1 "$out/ranks-table.txt")"
+$bin report "$job/step.0.json" "$job/step.1.json" -o "$job/job.html" >/dev/null 2>&1
+note "HTML page: exit $?; $(grep -c 'class="ranks"' "$job/job.html" 2>/dev/null) ranks section"
+
+if [[ ${GPULAB_RANKS_TIMING:-1} != 0 ]]; then
+  for lab in ${GPULAB_RANKS_TIMING_LABS:-streams cuda-graphs transpose}; do
+    step "$lab: medians with and without --source"
+    timeout 120 $bin run "$lab" --metrics none --json "$reports/plain_$lab.json" >/dev/null 2>&1
+    timeout 120 $bin run "$lab" --metrics none --source --json "$reports/source_$lab.json" \
+        >"$logs/source_$lab.txt" 2>&1
+    note "$lab --source: exit $?"
+    python3 - "$reports/plain_$lab.json" "$reports/source_$lab.json" <<'PY' | tee -a "$out/timing.txt"
+import json, sys
+plain, src = (json.load(open(p)) for p in sys.argv[1:3])
+sampled = sum(1 for v in src["variants"] for k in v.get("kernels", [])
+              if (k.get("source") or {}).get("sampling", {}).get("samples", 0) > 0)
+kernels = sum(len(v.get("kernels", [])) for v in src["variants"])
+for a, b in zip(plain["variants"], src["variants"]):
+    ma, mb = a["timing"]["median"], b["timing"]["median"]
+    print(f"{src['lab']['name']}/{a['name']}: median {ma*1e6:.1f} us plain, {mb*1e6:.1f} us with --source ({(mb/ma-1)*100 if ma else 0:+.1f}%)")
+print(f"{src['lab']['name']}: {sampled} of {kernels} kernels with stall samples")
+PY
+  done
+  while read -r line; do note "$line"; done < <(grep -E 'kernels with stall samples|%\)' "$out/timing.txt")
+fi

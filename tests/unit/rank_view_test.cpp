@@ -1,0 +1,116 @@
+// A job's ranks side by side: two reports of one recorded program (tests/fixtures/outside, the
+// CUB program), made ranks 0 and 1, rank 1 slower in its heaviest function and without its
+// lightest; the table `gpulab report` prints for them, and the HTML page's section.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "reports/base/errors.hpp"
+#include "reports/rank_view.hpp"
+#include "reports/report.hpp"
+#include "reports/report_json.hpp"
+#include "unit/run_cli.hpp"
+#include "unit/temp_folder.hpp"
+
+namespace gpulab::report {
+namespace {
+
+const std::string kProgram = std::string(GPULAB_FIXTURES_DIR) + "/outside/cub_algorithms.json";
+
+Report rank(std::int64_t number) {
+  Report r = load_report(kProgram);
+  RankInfo k;
+  k.launcher = "torchrun";
+  k.rank = number;
+  k.local_rank = number;
+  k.world_size = 2;
+  k.host = "node7";
+  r.program->rank = k;
+  return r;
+}
+
+// Rank 1: its heaviest function takes 1.5 times as long, its last function never runs.
+std::vector<Report> job() {
+  std::vector<Report> ranks{rank(1), rank(0)};  // in any order
+  Report& slow = ranks[0];
+  auto& heaviest = *slow.variants.front().totals;
+  slow.program->kernel_seconds += 0.5 * heaviest.total_seconds;
+  heaviest.total_seconds *= 1.5;
+  slow.variants.pop_back();
+  return ranks;
+}
+
+TEST(RankView, EachFunctionsTimePerRankWithTheSlowestRankAndTheSpread) {
+  const auto ranks = job();
+  const RankView view = rank_view(ranks);
+  EXPECT_EQ(view.launcher, "torchrun");
+  ASSERT_EQ(view.ranks.size(), 2u);
+  EXPECT_EQ(view.ranks[0].rank, 0) << "by rank";
+  EXPECT_EQ(view.ranks[1].rank, 1);
+
+  const Report& fast = ranks[1];
+  const Report& slow = ranks[0];
+  EXPECT_DOUBLE_EQ(*view.program.seconds[0], fast.program->kernel_seconds);
+  EXPECT_DOUBLE_EQ(*view.program.seconds[1], slow.program->kernel_seconds);
+  EXPECT_EQ(view.program.slowest_rank, 1);
+
+  const RankRow& heaviest = view.functions.front();
+  EXPECT_EQ(heaviest.function, fast.variants.front().description);
+  EXPECT_EQ(heaviest.slowest_rank, 1);
+  // Two ranks: the median is their mean, so 1.5 against 1 gives 1.5 / 1.25.
+  EXPECT_NEAR(heaviest.spread, 1.5 / 1.25, 1e-12);
+
+  const auto last = std::find_if(
+      view.functions.begin(), view.functions.end(),
+      [&](const auto& row) { return row.function == fast.variants.back().description; });
+  ASSERT_NE(last, view.functions.end());
+  EXPECT_TRUE(last->seconds[0]);
+  EXPECT_FALSE(last->seconds[1]) << "rank 1 never launched it";
+  EXPECT_DOUBLE_EQ(last->spread, 1.0);
+}
+
+TEST(RankView, AReportOfNoRankOrARankGivenTwiceIsRefused) {
+  std::vector<Report> reports{rank(0), load_report(kProgram)};
+  EXPECT_THROW(rank_view(reports), UsageError);
+  EXPECT_FALSE(are_rank_reports(reports));
+  reports = {rank(0), rank(0)};
+  try {
+    rank_view(reports);
+    ADD_FAILURE() << "not refused";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "two reports are rank 0: give each rank's report once");
+  }
+}
+
+TEST(RankView, ReportPrintsTheRanksTableAndThePageHasItsSection) {
+  test::TempFolder folder;
+  std::vector<std::string> files;
+  for (const auto& r : job()) {
+    files.push_back(folder / ("rank" + std::to_string(r.program->rank->rank) + ".json"));
+    std::ofstream(files.back()) << to_json(r).dump();
+  }
+  const auto out = test::run_cli({"report", files[0], files[1]});
+  EXPECT_EQ(out.code, 0) << out.err;
+  EXPECT_EQ(out.out.rfind("job of 2 ranks, by torchrun's variables: rank 0 on node7, rank 1 on "
+                          "node7\nfunction ",
+                          0),
+            0u)
+      << out.out;
+  EXPECT_NE(out.out.find("rank 1  slowest  spread\n"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("(every kernel) "), std::string::npos) << out.out;
+
+  const std::string page = folder / "page.html";
+  EXPECT_EQ(test::run_cli({"report", files[0], files[1], "-o", page}).code, 0);
+  std::ifstream in(page);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<section class=\"ranks\">\n<h2>Ranks</h2>"), std::string::npos);
+
+  const auto plain = test::run_cli({"report", kProgram});
+  EXPECT_EQ(plain.code, 2);
+  EXPECT_NE(plain.err.find("report needs -o FILE.html, --trace FILE.json, or both"),
+            std::string::npos)
+      << plain.err;
+}
+
+}  // namespace
+}  // namespace gpulab::report
