@@ -25,17 +25,15 @@ CLI::App* add_report(CLI::App& root, ReportOptions& options) {
       ->required();
   cmd->add_option("-o,--html", options.html_path, "Write the HTML page here")->type_name("FILE");
   cmd->add_option("--trace", options.trace_path,
-                  "Write the report's timelines here as Chrome trace-event JSON (one report)")
+                  "Write the report's timelines here as Chrome trace-event JSON (one report, or "
+                  "a job's ranks' reports: a process per rank)")
       ->type_name("FILE");
   return cmd;
 }
 
 int run_report(const ReportOptions& options, const std::vector<std::string>& argv, Io& io) {
   const bool outputs = !options.html_path.empty() || !options.trace_path.empty();
-  if (!options.trace_path.empty() && options.files.size() != 1)
-    throw UsageError(fmt::format("--trace takes one report ({} given): each report's timelines "
-                                 "have their own time origin",
-                                 options.files.size()));
+
   refuse_two_standard_streams(options.files, "input");
   refuse_two_standard_streams({options.html_path, options.trace_path}, "output");
   for (const auto& path : {options.html_path, options.trace_path})
@@ -58,7 +56,16 @@ int run_report(const ReportOptions& options, const std::vector<std::string>& arg
     return static_cast<int>(ExitCode::ok);
   }
   if (!options.trace_path.empty()) {
-    write_output(options.trace_path, report::trace_events(reports[0]).dump(1) + "\n", io.out);
+    // Several reports: a job's ranks, each with its own timeline; one report's timelines else.
+    if (reports.size() > 1 && !report::are_rank_reports(reports))
+      throw UsageError(
+          fmt::format("--trace takes one report, or the reports of a job's ranks "
+                      "({} given, not all ranks'): each report's timelines have "
+                      "their own time origin",
+                      reports.size()));
+    const auto trace = reports.size() > 1 ? report::trace_events_of_ranks(reports)
+                                          : report::trace_events(reports[0]);
+    write_output(options.trace_path, trace.dump(1) + "\n", io.out);
     if (options.trace_path != kStandardStream)
       io.err << fmt::format("wrote {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
                             options.trace_path);

@@ -292,6 +292,8 @@ std::optional<Variant> timeline_variant(const RecordSet& records) {
   Timeline& t = v.timeline.emplace();
   t.kernel_records = "concurrent";
   t.activities = assemble_activities(records.activities, 0);
+  for (const auto& a : records.activities)  // assemble_activities counts from the earliest
+    t.origin_ns = t.origin_ns ? std::min(t.origin_ns, a.start) : a.start;
   t.ranges = assemble_ranges(records.ranges, records.activities);
   t.unified_memory.available = true;
   TraceCounts counts;

@@ -106,6 +106,7 @@ json timeline_json(const Timeline& t) {
           {{"path", s.path}, {"thread", s.thread}, {"start", s.start}, {"end", s.end}});
     out["ranges"] = std::move(ranges);
   }
+  if (t.origin_ns) out["origin_ns"] = t.origin_ns;
   if (t.diagnosis) out["diagnosis"] = diagnosis_json(*t.diagnosis);
   return out;
 }
@@ -114,6 +115,7 @@ Timeline read_timeline(const Reader& r) {
   Timeline t;
   t.kernel_records = r.str_or("kernel_records", "");
   t.trace_seconds = r.num_or("trace_seconds", 0);
+  t.origin_ns = r.count_or("origin_ns", 0);
   if (r.has("unified_memory")) {
     const auto um = r.at("unified_memory");
     t.unified_memory.available = um.boolean_or("available", false);

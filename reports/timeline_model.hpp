@@ -93,6 +93,9 @@ struct Timeline {
   UnifiedMemoryCounts unified_memory;
   std::string kernel_records;          // "concurrent" (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
   double trace_seconds = 0;            // wall time of the traced launch, tracing included
+  // A traced program's: the CUPTI timestamp (ns) its times count from. Processes on one host
+  // read one clock, so the ranks of a job on one host line up by it. 0: unknown.
+  std::uint64_t origin_ns = 0;
   TimelineSummary summary;             // derived
   std::optional<Diagnosis> diagnosis;  // the timeline's part of the diagnosis
 };

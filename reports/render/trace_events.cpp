@@ -1,5 +1,6 @@
 #include "reports/render/trace_events.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -68,6 +69,71 @@ json metadata(const char* what, int pid, std::optional<std::uint32_t> tid, json 
   return m;
 }
 
+// One process's events: the timeline's activities, a thread per stream, and its NVTX ranges,
+// `shift` seconds later than the timeline says (the ranks of a job, on one clock).
+void add_process(json& events, int pid, const std::string& process, const Timeline& timeline,
+                 double shift) {
+  events.push_back(metadata("process_name", pid, std::nullopt, {{"name", process}}));
+  events.push_back(metadata("process_sort_index", pid, std::nullopt, {{"sort_index", pid}}));
+  const bool name_devices = names_devices(timeline.activities);
+  std::map<std::uint32_t, TimelineRow> threads;
+  for (const auto& a : timeline.activities) {
+    const TimelineRow row = row_of(a);
+    threads.emplace(thread_of(row, name_devices), row);
+    events.push_back({{"ph", "X"},
+                      {"cat", category(a.kind)},
+                      {"name", event_name(a)},
+                      {"pid", pid},
+                      {"tid", thread_of(row, name_devices)},
+                      {"ts", (a.start + shift) * kMicroseconds},
+                      {"dur", (a.end - a.start) * kMicroseconds},
+                      {"args", args_of(a)}});
+  }
+  for (const auto& [tid, row] : threads) {
+    events.push_back(metadata("thread_name", pid, tid, {{"name", row_label(row, name_devices)}}));
+    // Streams in id order, migrations last.
+    events.push_back(metadata("thread_sort_index", pid, tid,
+                              {{"sort_index", tid == kMigrationThread ? 1 << 30 : int(tid)}}));
+  }
+  std::set<std::uint32_t> range_threads;
+  for (const auto& s : timeline.ranges) {
+    const std::uint32_t tid = kNvtxThreadBit | s.thread;
+    range_threads.insert(s.thread);
+    const auto parts = nvtx_path_parts(s.path);
+    events.push_back({{"ph", "X"},
+                      {"cat", "nvtx"},
+                      {"name", parts.empty() ? s.path : parts.back()},
+                      {"pid", pid},
+                      {"tid", tid},
+                      {"ts", (s.start + shift) * kMicroseconds},
+                      {"dur", (s.end - s.start) * kMicroseconds},
+                      {"args", {{"path", s.path}}}});
+  }
+  int order = 0;
+  for (const std::uint32_t thread : range_threads) {
+    const std::uint32_t tid = kNvtxThreadBit | thread;
+    events.push_back(
+        metadata("thread_name", pid, tid, {{"name", fmt::format("NVTX · thread {}", thread)}}));
+    events.push_back(
+        metadata("thread_sort_index", pid, tid, {{"sort_index", (1 << 29) + order++}}));
+  }
+}
+
+json other_data(const Report& report) {
+  return {{"tool", report.tool.name + " " + report.tool.version},
+          {"git_sha", report.tool.git_sha},
+          {"lab", report.subject()},
+          {"device", report.device.name},
+          {"created_utc", report.created_utc}};
+}
+
+// The traced variant of a profiled program's report (`gpulab profile --trace`).
+const Timeline* program_timeline(const Report& r) {
+  for (const auto& v : r.variants)
+    if (v.timeline) return &*v.timeline;
+  return nullptr;
+}
+
 }  // namespace
 
 json trace_events(const Report& report) {
@@ -76,52 +142,10 @@ json trace_events(const Report& report) {
   for (const auto& v : report.variants) {
     if (!v.timeline) continue;
     ++pid;
-    const std::string process = fmt::format("GPU {} {} · {}/{}", report.device.index,
-                                            report.device.name, report.subject(), v.name);
-    events.push_back(metadata("process_name", pid, std::nullopt, {{"name", process}}));
-    events.push_back(metadata("process_sort_index", pid, std::nullopt, {{"sort_index", pid}}));
-    const bool name_devices = names_devices(v.timeline->activities);
-    std::map<std::uint32_t, TimelineRow> threads;
-    for (const auto& a : v.timeline->activities) {
-      const TimelineRow row = row_of(a);
-      threads.emplace(thread_of(row, name_devices), row);
-      events.push_back({{"ph", "X"},
-                        {"cat", category(a.kind)},
-                        {"name", event_name(a)},
-                        {"pid", pid},
-                        {"tid", thread_of(row, name_devices)},
-                        {"ts", a.start * kMicroseconds},
-                        {"dur", (a.end - a.start) * kMicroseconds},
-                        {"args", args_of(a)}});
-    }
-    for (const auto& [tid, row] : threads) {
-      events.push_back(metadata("thread_name", pid, tid, {{"name", row_label(row, name_devices)}}));
-      // Streams in id order, migrations last.
-      events.push_back(metadata("thread_sort_index", pid, tid,
-                                {{"sort_index", tid == kMigrationThread ? 1 << 30 : int(tid)}}));
-    }
-    std::set<std::uint32_t> range_threads;
-    for (const auto& s : v.timeline->ranges) {
-      const std::uint32_t tid = kNvtxThreadBit | s.thread;
-      range_threads.insert(s.thread);
-      const auto parts = nvtx_path_parts(s.path);
-      events.push_back({{"ph", "X"},
-                        {"cat", "nvtx"},
-                        {"name", parts.empty() ? s.path : parts.back()},
-                        {"pid", pid},
-                        {"tid", tid},
-                        {"ts", s.start * kMicroseconds},
-                        {"dur", (s.end - s.start) * kMicroseconds},
-                        {"args", {{"path", s.path}}}});
-    }
-    int order = 0;
-    for (const std::uint32_t thread : range_threads) {
-      const std::uint32_t tid = kNvtxThreadBit | thread;
-      events.push_back(
-          metadata("thread_name", pid, tid, {{"name", fmt::format("NVTX · thread {}", thread)}}));
-      events.push_back(
-          metadata("thread_sort_index", pid, tid, {{"sort_index", (1 << 29) + order++}}));
-    }
+    add_process(events, pid,
+                fmt::format("GPU {} {} · {}/{}", report.device.index, report.device.name,
+                            report.subject(), v.name),
+                *v.timeline, 0);
   }
   if (pid == 0)
     throw UsageError(
@@ -130,12 +154,52 @@ json trace_events(const Report& report) {
                     report.subject().empty() ? "given" : "'" + report.subject() + "'"));
   return {{"traceEvents", std::move(events)},
           {"displayTimeUnit", "ms"},
-          {"otherData",
-           {{"tool", report.tool.name + " " + report.tool.version},
-            {"git_sha", report.tool.git_sha},
-            {"lab", report.subject()},
-            {"device", report.device.name},
-            {"created_utc", report.created_utc}}}};
+          {"otherData", other_data(report)}};
+}
+
+json trace_events_of_ranks(const std::vector<Report>& ranks) {
+  std::vector<const Report*> traced;
+  for (const auto& r : ranks) {
+    if (!r.program || !r.program->rank)
+      throw UsageError(
+          fmt::format("the '{}' report says no rank: --trace of several reports "
+                      "takes the reports of a job's ranks",
+                      r.subject()));
+    if (!program_timeline(r))
+      throw UsageError(
+          fmt::format("rank {}'s report has no timeline: profile each rank with "
+                      "gpulab profile --trace",
+                      r.program->rank->rank));
+    traced.push_back(&r);
+  }
+  std::sort(traced.begin(), traced.end(), [](const Report* a, const Report* b) {
+    return a->program->rank->rank < b->program->rank->rank;
+  });
+  // One clock where every rank ran on one host and says where its times begin; else each
+  // rank's from its own first activity.
+  bool one_clock = true;
+  std::uint64_t earliest = 0;
+  for (const Report* r : traced) {
+    const std::uint64_t origin = program_timeline(*r)->origin_ns;
+    one_clock = one_clock && origin && r->program->rank->host == traced[0]->program->rank->host;
+    earliest = earliest ? std::min(earliest, origin) : origin;
+  }
+  json events = json::array();
+  for (const Report* r : traced) {
+    const RankInfo& k = *r->program->rank;
+    const Timeline& t = *program_timeline(*r);
+    const double shift = one_clock ? static_cast<double>(t.origin_ns - earliest) * 1e-9 : 0;
+    add_process(events, static_cast<int>(k.rank) + 1,
+                fmt::format("rank {}{} · GPU {} {}", k.rank, k.host.empty() ? "" : " on " + k.host,
+                            r->device.index, r->device.name),
+                t, shift);
+  }
+  json other = other_data(*traced[0]);
+  other["ranks"] = traced.size();
+  other["clock"] = one_clock ? "one host's: the ranks line up"
+                             : "each rank's own from its first activity (several hosts, or a "
+                               "report without its clock)";
+  return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}, {"otherData", other}};
 }
 
 }  // namespace gpulab::report

@@ -9,6 +9,8 @@
 // opened NVTX ranges (a traced program's), the ranges nested by time.
 #pragma once
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "reports/report_fwd.hpp"
@@ -23,5 +25,11 @@ inline constexpr std::uint32_t kNvtxThreadBit = 0x80000000;
 
 // The trace of every variant that has a timeline; throws UsageError when none has one.
 nlohmann::json trace_events(const Report& report);
+
+// The traced reports of a job's ranks (`gpulab profile --trace` as each rank) as one trace, a
+// process per rank: on one clock where all ran on one host (Timeline::origin_ns), else each from
+// its own first activity, as `otherData.clock` says. Throws UsageError for a report of no rank
+// or without a timeline.
+nlohmann::json trace_events_of_ranks(const std::vector<Report>& ranks);
 
 }  // namespace gpulab::report

@@ -179,7 +179,7 @@ const std::vector<Case>& cases() {
       {{"report", kTranspose, "--trace"}, 2, "--trace: 1 required FILE missing"},
       {{"report", kTranspose, "--trace", ""}, 2, "--trace: the value is empty"},
       {{"report", kTranspose, "--trace", "-o", "page.html"}, 2, "'-o' is an option"},
-      {{"report", kTranspose, kMatmul, "--trace", "trace.json"}, 2, "--trace takes one report (2 given)"},
+      {{"report", kTranspose, kMatmul, "--trace", "trace.json"}, 2, "--trace takes one report, or the reports of a job's ranks (2 given"},
       {{"report", kTranspose, "--trace", "trace.json"}, 2, "the 'transpose' report has no timeline"},
       {{"report", kTranspose, "--format", "json", "-o", "page.html"}, 2, "--format"},
       // export: every report read before the database is made

@@ -608,8 +608,10 @@ TEST(ProgramReport, ATracedProgramsNvtxRangesAreATrackOfTheirOwn) {
   EXPECT_NEAR(ranges[1].end, 12e-6, 1e-15);
   EXPECT_EQ(ranges[1].thread, 42u);
   EXPECT_EQ(timeline->timeline->summary.kernels, 2) << "ranges are not GPU work";
+  EXPECT_EQ(timeline->timeline->origin_ns, 1'000'000u) << "the first activity's start";
 
   const Report back = from_json(to_json(r));
+  EXPECT_EQ(back.find_variant("timeline")->timeline->origin_ns, 1'000'000u);
   ASSERT_EQ(back.find_variant("timeline")->timeline->ranges.size(), 2u);
   EXPECT_EQ(back.find_variant("timeline")->timeline->ranges[1].path, "step/fwd");
 

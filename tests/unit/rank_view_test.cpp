@@ -5,8 +5,11 @@
 
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "reports/base/errors.hpp"
 #include "reports/rank_view.hpp"
+#include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 #include "unit/run_cli.hpp"
@@ -110,6 +113,74 @@ TEST(RankView, ReportPrintsTheRanksTableAndThePageHasItsSection) {
   EXPECT_NE(plain.err.find("report needs -o FILE.html, --trace FILE.json, or both"),
             std::string::npos)
       << plain.err;
+}
+
+// A traced rank: one kernel 10 µs into its timeline, whose times begin at `origin_ns`.
+Report traced_rank(std::int64_t number, std::uint64_t origin_ns, const std::string& host) {
+  Report r = rank(number);
+  r.program->rank->host = host;
+  r.variants.clear();
+  Variant& v = r.variants.emplace_back();
+  v.name = "timeline";
+  Timeline& t = v.timeline.emplace();
+  Activity a;
+  a.kind = ActivityKind::kernel;
+  a.name = "step";
+  a.stream = 7;
+  a.start = 10e-6;
+  a.end = 30e-6;
+  t.activities = {a};
+  t.origin_ns = origin_ns;
+  return r;
+}
+
+// The kernels' events of one rank's process: their start, in µs.
+std::vector<double> starts(const nlohmann::json& trace, int pid) {
+  std::vector<double> out;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["pid"] == pid) out.push_back(e["ts"].get<double>());
+  return out;
+}
+
+TEST(RankView, TheRanksTimelinesAreOneTraceOnOneHostsClock) {
+  // Rank 1's times begin 500 µs after rank 0's: its kernel is 500 µs later in the trace.
+  const std::vector<Report> one_host{traced_rank(1, 2'000'500'000, "node7"),
+                                     traced_rank(0, 2'000'000'000, "node7")};
+  const auto trace = trace_events_of_ranks(one_host);
+  EXPECT_EQ(starts(trace, 1), std::vector<double>{10.0}) << "rank 0 is process 1";
+  ASSERT_EQ(starts(trace, 2).size(), 1u);
+  EXPECT_NEAR(starts(trace, 2)[0], 510.0, 1e-9);
+  EXPECT_EQ(trace["otherData"]["ranks"], 2);
+  EXPECT_EQ(trace["otherData"]["clock"], "one host's: the ranks line up");
+  bool named = false;
+  for (const auto& e : trace["traceEvents"])
+    named = named || (e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 2 &&
+                      e["args"]["name"].get<std::string>().rfind("rank 1 on node7 · GPU ", 0) == 0);
+  EXPECT_TRUE(named) << trace.dump(1);
+
+  // On two hosts the clocks are not one: each rank from its own first activity.
+  const std::vector<Report> two_hosts{traced_rank(0, 2'000'000'000, "node7"),
+                                      traced_rank(1, 2'000'500'000, "node8")};
+  const auto apart = trace_events_of_ranks(two_hosts);
+  EXPECT_EQ(starts(apart, 2), std::vector<double>{10.0});
+  EXPECT_NE(apart["otherData"]["clock"].get<std::string>().find("several hosts"),
+            std::string::npos);
+
+  // From the command line: both reports, one trace file.
+  test::TempFolder folder;
+  std::vector<std::string> files;
+  for (const auto& r : one_host) {
+    files.push_back(folder / ("rank" + std::to_string(r.program->rank->rank) + ".json"));
+    std::ofstream(files.back()) << to_json(r).dump();
+  }
+  const std::string out = folder / "trace.json";
+  EXPECT_EQ(test::run_cli({"report", files[0], files[1], "--trace", out}).code, 0);
+  std::ifstream in(out);
+  const auto written = nlohmann::json::parse(in);
+  EXPECT_NEAR(starts(written, 2).at(0), 510.0, 1e-9);
+
+  std::vector<Report> untraced{rank(0), rank(1)};
+  EXPECT_THROW(trace_events_of_ranks(untraced), UsageError);
 }
 
 }  // namespace
