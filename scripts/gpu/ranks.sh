@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A job of two ranks on the one GPU: torchrun starts gpulab as each rank, which profiles
 # scripts/torch_nvtx.py (no collectives) and writes the rank's report under a name its template
-# gives it (--json 'step.%q{RANK}.json'); then `gpulab report` of both reports, as text and as an
-# HTML page. Then, where GPULAB_RANKS_TIMING is not 0, the medians of the labs of
-# GPULAB_RANKS_TIMING_LABS (default: streams cuda-graphs transpose) with and without --source. Prints a short summary last. From the
-# repository root:
+# gives it (--json 'step.%q{RANK}.json'); then `gpulab report` of both reports, as text and as
+# an HTML page; the same job traced (--trace as each rank) and `gpulab report --trace` of both
+# ranks' reports: one Perfetto trace, a process per rank. Then, where GPULAB_RANKS_TIMING is not
+# 0, the medians of the labs of GPULAB_RANKS_TIMING_LABS (default: streams cuda-graphs
+# transpose) with and without --source. Prints a short summary last. From the repository root:
 #   bash scripts/gpu/ranks.sh [OUT_DIR]
 set -uo pipefail
 out=${1:-${OUT:-/tmp/gpulab-out}}
@@ -34,6 +35,26 @@ $bin report "$job/step.0.json" "$job/step.1.json" 2>&1 | tee "$out/ranks-table.t
 note "report of both ranks: exit ${PIPESTATUS[0]}; $(head -1 "$out/ranks-table.txt")"
 $bin report "$job/step.0.json" "$job/step.1.json" -o "$job/job.html" >/dev/null 2>&1
 note "HTML page: exit $?; $(grep -c 'class="ranks"' "$job/job.html" 2>/dev/null) ranks section"
+
+step "the same job traced: gpulab profile --trace as each rank, then gpulab report --trace of both"
+trace=$reports/trace
+mkdir -p "$trace"
+( cd "$trace" && timeout 300 python3 -m torch.distributed.run --standalone --nproc-per-node 2 \
+    --no-python "$OLDPWD/$bin" profile --trace --json 'trace.%q{RANK}.json' \
+    -- python3 "$OLDPWD/scripts/torch_nvtx.py" >"$logs/ranks_trace.txt" 2>&1 )
+note "torchrun, 2 traced ranks: exit $?; reports: $(cd "$trace" && ls trace.*.json 2>/dev/null | tr '\n' ' ')"
+$bin report "$trace/trace.0.json" "$trace/trace.1.json" --trace "$trace/job-trace.json" \
+    >"$logs/report_trace.txt" 2>&1
+note "report --trace of both: exit $?; $(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+names = [e["args"]["name"] for e in t["traceEvents"] if e.get("name") == "process_name"]
+first = {}
+for e in t["traceEvents"]:
+    if e.get("ph") == "X" and e.get("cat") == "kernel":
+        first[e["pid"]] = min(first.get(e["pid"], e["ts"]), e["ts"])
+print(names, "first kernel (us):", {p: round(v, 1) for p, v in sorted(first.items())}, "clock:", t["otherData"]["clock"])
+' "$trace/job-trace.json" 2>&1 | head -3)"
 
 if [[ ${GPULAB_RANKS_TIMING:-1} != 0 ]]; then
   for lab in ${GPULAB_RANKS_TIMING_LABS:-streams cuda-graphs transpose}; do
