@@ -39,39 +39,43 @@ bool are_rank_reports(const std::vector<Report>& reports) {
          });
 }
 
-RankView rank_view(const std::vector<Report>& reports) {
-  std::vector<const Report*> by_rank;
+std::vector<const Report*> by_rank(const std::vector<Report>& reports) {
+  std::vector<const Report*> out;
   for (const auto& r : reports) {
     if (!r.program || !r.program->rank)
       throw UsageError(
           fmt::format("a report of '{}' says no rank: profile each rank with gpulab "
                       "profile under its launcher (torchrun, mpirun, srun)",
                       r.subject()));
-    by_rank.push_back(&r);
+    out.push_back(&r);
   }
-  std::sort(by_rank.begin(), by_rank.end(), [](const Report* a, const Report* b) {
+  std::sort(out.begin(), out.end(), [](const Report* a, const Report* b) {
     return a->program->rank->rank < b->program->rank->rank;
   });
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (out[i]->program->rank->rank == out[i - 1]->program->rank->rank)
+      throw UsageError(fmt::format("two reports are rank {}: give each rank's report once",
+                                   out[i]->program->rank->rank));
+  return out;
+}
+
+RankView rank_view(const std::vector<Report>& reports) {
+  const auto ordered = by_rank(reports);
   RankView view;
-  view.launcher = by_rank.front()->program->rank->launcher;
-  for (std::size_t i = 0; i < by_rank.size(); ++i) {
-    const RankInfo& k = *by_rank[i]->program->rank;
-    if (i > 0 && k.rank == view.ranks.back().rank)
-      throw UsageError(
-          fmt::format("two reports are rank {}: give each rank's report once", k.rank));
-    view.ranks.push_back({k.rank, k.host});
-  }
+  view.launcher = ordered.front()->program->rank->launcher;
+  for (const Report* r : ordered)
+    view.ranks.push_back({r->program->rank->rank, r->program->rank->host});
 
   view.program.function = "(every kernel)";
   std::map<std::string, RankRow> rows;
-  for (std::size_t i = 0; i < by_rank.size(); ++i) {
-    const Report& r = *by_rank[i];
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    const Report& r = *ordered[i];
     view.program.seconds.push_back(r.program->kernel_seconds);
     for (const auto& v : r.variants) {
       if (!v.totals || v.totals->timed_launches == 0) continue;
       RankRow& row = rows[v.description];
       row.function = v.description;
-      row.seconds.resize(by_rank.size());
+      row.seconds.resize(ordered.size());
       row.seconds[i] = row.seconds[i].value_or(0) + v.totals->total_seconds;
     }
   }

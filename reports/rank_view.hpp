@@ -35,7 +35,11 @@ struct RankView {
 // Whether `reports` are two or more reports of one job's ranks.
 bool are_rank_reports(const std::vector<Report>& reports);
 
-// Throws UsageError when a report is not a rank's, or two are the same rank.
+// The reports in rank order. Throws UsageError when a report is not a rank's, or two are the
+// same rank.
+std::vector<const Report*> by_rank(const std::vector<Report>& reports);
+
+// Throws as by_rank does.
 RankView rank_view(const std::vector<Report>& reports);
 
 }  // namespace gpulab::report

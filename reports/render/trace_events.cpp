@@ -8,6 +8,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/nvtx_filter.hpp"
+#include "reports/rank_view.hpp"
 #include "reports/report.hpp"
 #include "reports/timeline.hpp"
 
@@ -158,23 +159,13 @@ json trace_events(const Report& report) {
 }
 
 json trace_events_of_ranks(const std::vector<Report>& ranks) {
-  std::vector<const Report*> traced;
-  for (const auto& r : ranks) {
-    if (!r.program || !r.program->rank)
-      throw UsageError(
-          fmt::format("the '{}' report says no rank: --trace of several reports "
-                      "takes the reports of a job's ranks",
-                      r.subject()));
-    if (!program_timeline(r))
+  const auto traced = by_rank(ranks);
+  for (const Report* r : traced)
+    if (!program_timeline(*r))
       throw UsageError(
           fmt::format("rank {}'s report has no timeline: profile each rank with "
                       "gpulab profile --trace",
-                      r.program->rank->rank));
-    traced.push_back(&r);
-  }
-  std::sort(traced.begin(), traced.end(), [](const Report* a, const Report* b) {
-    return a->program->rank->rank < b->program->rank->rank;
-  });
+                      r->program->rank->rank));
   // One clock where every rank ran on one host and says where its times begin; else each
   // rank's from its own first activity.
   bool one_clock = true;
