@@ -28,103 +28,16 @@
 // stderr) and the program runs on untouched. The one exception is the watchdog.
 #include "inject/injection.hpp"
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cstdio>
-#include <cstdlib>
+#include <mutex>
+#include <regex>
 #include <string>
 
-#include "cupti/cupti_check.hpp"
 #include "cupti/launch_params.hpp"
-#include "inject/driver_calls.hpp"
 #include "reports/kernel_name.hpp"
 
 namespace gpulab::inject {
-namespace {
-
-Injection* g_injection = nullptr;  // lives as long as the process: never destroyed
-
-void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id,
-                       const void* data) {
-  static_cast<Injection*>(userdata)->on_callback(domain, id, data);
-}
-
-}  // namespace
-
-void Injection::start() {
-  CUpti_SubscriberParams params{CUpti_SubscriberParams_STRUCT_SIZE};
-  params.subscriberName = "gpulab profile";
-  char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
-  params.oldSubscriberName = other;
-  params.oldSubscriberSize = sizeof other;
-  const CUptiResult r = cuptiSubscribe_v2(&subscriber_, callback, this, &params);
-  if (r != CUPTI_SUCCESS) {
-    refuse(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-               ? std::string("another CUPTI client holds this process (") +
-                     (other[0] ? other : "ncu, nsys, compute-sanitizer or a framework profiler") +
-                     "): gpulab profile measures nothing here; run the program without it"
-               : std::string("CUPTI could not be set up: ") + cupti::describe(r));
-    return;
-  }
-  try {
-    for (auto id : cupti::kDriverLaunches)
-      GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
-    for (auto id : cupti::kRuntimeLaunches)
-      GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, id));
-    GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
-                                           CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
-    // Every NVTX call: the ranges open around each launch are in its record, filter or not; a
-    // trace has each range as it closes, on the activity records' clock.
-    if (tracing())
-      nvtx_.on_close(
-          [] {
-            std::uint64_t t = 0;
-            return cuptiGetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
-          },
-          [this](report::RecordedRange&& r) {
-            r.pid = ::getpid();
-            file_.write(report::to_line(r));
-          });
-    GPULAB_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX));
-    if (replaying()) enable_session_ending_calls();
-    if (config_.profiler_api_range)
-      for (auto id :
-           {CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop})
-        GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
-    cupti::deliver_activities_to([this](cupti::Collected&& got) { on_activities(std::move(got)); });
-    kinds_.emplace();
-    kinds_->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (tracing()) {
-      kinds_->enable(CUPTI_ACTIVITY_KIND_MEMCPY);
-      kinds_->enable(CUPTI_ACTIVITY_KIND_MEMSET);
-      // Inside cuInit, before any context, CUPTI 13.0 refuses the unified-memory records with
-      // CUPTI_ERROR_NOT_READY (seen on the H200): they are enabled when the first context is.
-      if (cupti::configure_unified_memory() == CUPTI_SUCCESS &&
-          kinds_->try_enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) == CUPTI_ERROR_NOT_READY)
-        GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
-                                               CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
-    }
-  } catch (const std::exception& e) {
-    refuse(std::string("CUPTI could not be set up: ") + e.what());
-    return;
-  }
-  file_.open();  // a process that launches nothing is in the report too
-}
-
-void Injection::enable_session_ending_calls() {
-  ending_calls_.assign(CUPTI_DRIVER_TRACE_CBID_SIZE, false);
-  for (std::uint32_t id = 1; id < CUPTI_DRIVER_TRACE_CBID_SIZE; ++id) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) != CUPTI_SUCCESS || !name ||
-        !(batching() ? ends_a_batch(name) : ends_a_session(name)))
-      continue;
-    GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
-    ending_calls_[id] = true;
-  }
-}
 
 void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   if (t_in_callback) return;
@@ -250,66 +163,4 @@ void Injection::launch_entry(CUpti_CallbackDomain domain, CUpti_CallbackId id,
   }
 }
 
-void Injection::at_exit() {
-  if (exit_pid_ == ::getpid()) return;  // registered once, runs once per process
-  exit_pid_ = ::getpid();
-  close_session_of(nullptr);
-  if (subscriber_ && refused_.empty()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  file_.write(tally_.take_lines(::getpid()) + report::end_line(::getpid()));
-}
-
 }  // namespace gpulab::inject
-
-namespace {
-
-// Sets gpulab up in this process, once: from the first of the program's cuInit and NVTX calls,
-// which may come on two threads at once, or one inside the other (CUPTI's own set-up may
-// initialize the driver): the first call does it, any other returns at once.
-void start_injection() {
-  using gpulab::inject::g_injection;
-  static std::atomic<bool> started{false};
-  if (started.exchange(true)) return;
-  const char* text = std::getenv(gpulab::report::kInjectionConfigVariable);
-  if (!text) return;  // loaded without gpulab profile: stay out of the way
-  try {
-    g_injection = new gpulab::inject::Injection(gpulab::report::injection_config_from_json(text));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpulab: the profile settings are unusable: %s\n", e.what());
-    return;
-  }
-  pthread_atfork([] { g_injection->before_fork(); }, [] { g_injection->after_fork_in_parent(); },
-                 [] { g_injection->after_fork_in_child(); });
-  std::atexit([] { g_injection->at_exit(); });
-  g_injection->start();
-}
-
-}  // namespace
-
-// The driver calls this once, from the program's first cuInit; 1 means the tool is in place.
-extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
-  start_injection();
-  return 1;
-}
-
-// NVTX calls this from the program's first NVTX call (NVTX_INJECTION64_PATH names this library),
-// which may come before any CUDA call: gpulab starts then, so that ranges pushed before the first
-// kernel are known, and hands NVTX to CUPTI, which delivers each call to gpulab's subscriber.
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
-    const void* get_export_table) {
-  start_injection();
-  // NVTX unloads a library whose initialization fails; gpulab's exit handler lives here.
-  Dl_info self{};
-  if (::dladdr(reinterpret_cast<const void*>(&start_injection), &self) && self.dli_fname)
-    ::dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-  // CUPTI's own entry point of the same name, looked up in libcupti itself, not in this library.
-  Dl_info cupti{};
-  if (!::dladdr(reinterpret_cast<const void*>(&cuptiSubscribe_v2), &cupti) || !cupti.dli_fname)
-    return 0;
-  void* library = ::dlopen(cupti.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  if (!library) return 0;
-  using Entry = int (*)(const void*);
-  const auto entry = reinterpret_cast<Entry>(::dlsym(library, "InitializeInjectionNvtx2"));
-  const int ready = entry ? entry(get_export_table) : 0;
-  ::dlclose(library);
-  return ready;
-}

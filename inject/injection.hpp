@@ -1,6 +1,8 @@
 // The injection library's one object per process (libgpulab_inject.so), declared once for the
 // files that each do one of its jobs:
-//   injection.cpp        the CUPTI callbacks, which launches pass the filters, the entry point
+//   entry_points.cpp     InitializeInjection (cuInit) and InitializeInjectionNvtx2: the start,
+//   fork, exit subscription.cpp     what CUPTI is asked to deliver: callbacks, NVTX, activity kinds
+//   injection.cpp        the CUPTI callbacks, which launches pass the filters
 //   launch_records.cpp   a launch's record and attributes, the end of a profiled launch
 //   kernel_replay.cpp    sessions of consecutive profiled launches, their counters read at close
 //   batch_replay.cpp     --replay batch: the session's copies replayed together
