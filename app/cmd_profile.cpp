@@ -98,6 +98,10 @@ CLI::App* add_profile(CLI::App& root, ProfileOptions& options) {
                   "kernel: CUPTI replays each launch on its own; none: times and launch "
                   "attributes only, nothing serialized (kernels that wait on others)")
       ->check(one_of({"kernel", "batch", "none"}));
+  cmd->add_flag("--source", options.source,
+                "Also collect per-instruction counters and warp-stall samples of each profiled "
+                "function's first profiled launch (replayed twice more from saved memory, "
+                "untimed; batch replay): 'gpulab source --report FILE' shows them by line");
   cmd->add_flag("--trace", options.trace,
                 "Record the whole program's timeline instead (kernels, copies, memsets, "
                 "unified memory), no counters");
@@ -170,6 +174,7 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   program.nvtx_include = options.nvtx_include;
   program.nvtx_exclude = options.nvtx_exclude;
   program.capture_range = options.capture_range;
+  program.source = plan.source;
   program.launch_skip = config.launch_skip;
   program.launch_count = config.launch_count;
   program.rank = plan.rank;

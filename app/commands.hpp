@@ -139,6 +139,7 @@ struct ProfileOptions {
   std::string launch_count = "100";  // a count, or "all"
   std::string metrics;               // unset: basic (full with --diagnose)
   std::string replay = "batch";  // batch, kernel or none
+  bool source = false;           // per-instruction data (reports/source_records.hpp)
   bool trace = false;
   double kernel_timeout = 600;  // seconds one profiled launch may take; 0: no limit
   bool diagnose = false;

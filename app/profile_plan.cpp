@@ -52,6 +52,13 @@ ProfilePlan plan_profile(const ProfileOptions& o, const NameSources& here) {
     throw UsageError(fmt::format("--replay {}: expected kernel, batch or none", o.replay));
   if (o.trace && !o.metrics.empty())
     throw UsageError("--trace and --metrics: a traced run collects no counters (profile twice)");
+  if (o.source && o.trace)
+    throw UsageError("--trace and --source: a traced run profiles no launch (profile twice)");
+  if (o.source && *replay != report::ReplayMode::batch)
+    throw UsageError(fmt::format(
+        "--source replays each profiled function's first launch from its saved memory, as "
+        "batch replay does: drop --replay {}",
+        o.replay));
   if (*replay == report::ReplayMode::none && !o.metrics.empty())
     throw UsageError("--replay none collects no counters: drop --metrics");
   if (!o.diagnose && !o.thresholds.empty())
@@ -78,6 +85,7 @@ ProfilePlan plan_profile(const ProfileOptions& o, const NameSources& here) {
   plan.metrics = report::metrics::resolve("--metrics", set);
   plan.metric_set = report::metrics::is_set_name(set) ? set : "custom";
   plan.launch_count = parse_launch_count(o.launch_count);
+  plan.source = o.source;
   return plan;
 }
 
@@ -94,6 +102,7 @@ report::InjectionConfig injection_config(const ProfilePlan& plan, const ProfileO
   c.replay = plan.replay;
   c.metrics = plan.metrics;
   c.watchdog_seconds = o.kernel_timeout;
+  c.source = plan.source;
   c.output_dir = record_dir;
   return c;
 }

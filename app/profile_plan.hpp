@@ -20,6 +20,7 @@ struct ProfilePlan {
   std::string metric_set;            // as the report names it: basic, stalls, full, none, custom
   std::vector<std::string> metrics;  // the counters of each profiled launch
   std::int64_t launch_count = 0;     // 0: no limit
+  bool source = false;  // per-instruction data of each function's first profiled launch
   std::string json_path;             // --json, its templates filled in (app/output_names.hpp)
   std::optional<report::RankInfo> rank;  // where gpulab runs as a rank of a job
 };

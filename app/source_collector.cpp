@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cupti/cubin_store.hpp"
+#include "cupti/kernel_source.hpp"
 #include "cupti/pc_sampling.hpp"
 #include "cupti/sass_metrics.hpp"
 #include "reports/report.hpp"
@@ -30,10 +31,8 @@ struct Collected {
 };
 
 void put_on_kernels(const cupti::CubinStore* cubins, report::Report& report,
-                    report::Variant& variant, Collected& c) {
-  if (c.sampled)
-    c.records.insert(c.records.end(), c.sampled->records.begin(), c.sampled->records.end());
-  if (c.records.empty()) {
+                    report::Variant& variant, const Collected& c) {
+  if (c.records.empty() && (!c.sampled || c.sampled->records.empty())) {
     report.warnings.push_back(variant.name + ": no per-instruction data" +
                               (c.notes.empty() ? "" : " (" + joined(c.notes) + ")"));
     return;
@@ -42,29 +41,8 @@ void put_on_kernels(const cupti::CubinStore* cubins, report::Report& report,
   for (auto& kernel : variant.kernels) {
     const std::string& function = kernel.mangled_name;
     if (function.empty()) continue;
-    const auto first = std::find_if(c.records.begin(), c.records.end(),
-                                    [&](const auto& r) { return r.function == function; });
-    if (first == c.records.end()) continue;
-    kernel.source = report::assemble_source(function, c.records, nullptr,
-                                            cubins ? cubins->lookup() : report::LineLookup());
-    kernel.source->notes = c.notes;
-    if (!cubins || !cubins->has(first->cubin_crc))
-      kernel.source->notes.push_back(
-          "no source lines: the cubin of this function was not captured (its module loaded "
-          "before gpulab began capturing, or another CUPTI client holds the callbacks)");
-    if (c.sampled) {
-      double samples = 0;
-      for (const auto& r : c.sampled->records)
-        if (r.function == function) samples += r.counters.at(report::source_counter::samples);
-      kernel.source->sampling = report::StallSampling{
-          c.sampled->period_cycles, static_cast<std::uint64_t>(samples), c.sampled->dropped};
-      if (samples == 0)
-        kernel.source->notes.push_back(
-            "no warp-stall samples attributed to this function: it ran too briefly, or its "
-            "module loaded before sampling was first enabled, and CUPTI attributes samples only "
-            "to modules loaded after (in the shell, measure with --source first)");
-    }
-    if (!done.insert(function).second)
+    kernel.source = cupti::kernel_source(function, c.records, c.sampled, cubins, c.notes);
+    if (kernel.source && !done.insert(function).second)
       kernel.source->notes.push_back(
           "this function runs more than once in the variant: its counters are those of every "
           "launch");

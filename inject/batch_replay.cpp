@@ -52,22 +52,27 @@ std::vector<cupti::RangeValues> Injection::replay_batch(Session& s) {
   // The replays are not the program's launches: they get no activity records.
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 
+  const auto issue_copies = [&] {
+    for (std::size_t i = 0; i < s.copies.size(); ++i) {
+      watchdog_.arm(s.launches[i], s.names[i]);
+      CUresult r = s.copies[i].issue();
+      if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
+      watchdog_.disarm();
+      if (r != CUDA_SUCCESS)
+        throw Error(ExitCode::internal, "launch " + std::to_string(s.launches[i]) +
+                                            " failed when replayed (CUDA error " +
+                                            std::to_string(r) + ")");
+    }
+  };
   cupti::RangeProfiler::PassHooks hooks;
   hooks.before_pass = [&] { s.before->restore(); };
-  return s.profiler->replay_kernels(
-      [&] {
-        for (std::size_t i = 0; i < s.copies.size(); ++i) {
-          watchdog_.arm(s.launches[i], s.names[i]);
-          CUresult r = s.copies[i].issue();
-          if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
-          watchdog_.disarm();
-          if (r != CUDA_SUCCESS)
-            throw Error(ExitCode::internal, "launch " + std::to_string(s.launches[i]) +
-                                                " failed when replayed (CUDA error " +
-                                                std::to_string(r) + ")");
-        }
-      },
-      s.copies.size(), hooks);
+  auto ranges = s.profiler->replay_kernels(issue_copies, s.copies.size(), hooks);
+  if (config_.source)
+    collect_sources(s, [&] {
+      s.before->restore();
+      issue_copies();
+    });
+  return ranges;
 }
 
 // A profiled launch under batch replay has been queued (and runs as the program launched it): it

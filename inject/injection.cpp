@@ -63,9 +63,17 @@ void Injection::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, co
     return;
   }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-    if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
-      context_ending(static_cast<const CUpti_ResourceData*>(data)->context);
-    if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) unified_memory_records_late();
+    const auto& resource = *static_cast<const CUpti_ResourceData*>(data);
+    if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) context_ending(resource.context);
+    if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+      if (tracing()) unified_memory_records_late();
+      if (config_.source) start_sampling(resource.context);
+    }
+    if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED && config_.source) {
+      const auto* module =
+          static_cast<const CUpti_ModuleResourceData*>(resource.resourceDescriptor);
+      if (module) cubins_.add(module->pCubin, module->cubinSize);
+    }
     return;
   }
   const auto& info = *static_cast<const CUpti_CallbackData*>(data);

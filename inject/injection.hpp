@@ -6,7 +6,8 @@
 //   launch_records.cpp   a launch's record and attributes, the end of a profiled launch
 //   kernel_replay.cpp    sessions of consecutive profiled launches, their counters read at close
 //   batch_replay.cpp     --replay batch: the session's copies replayed together
-//   activity_output.cpp  activity records: kernel durations, the trace, the launch tallies
+//   source_replay.cpp    --source: the copies replayed once patched, once sampled: each function's
+//   source activity_output.cpp  activity records: kernel durations, the trace, the launch tallies
 // What the library does, and why, is said at the top of injection.cpp.
 #pragma once
 
@@ -16,11 +17,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,7 +31,10 @@
 #include <cupti.h>
 
 #include "cupti/activity_records.hpp"
+#include "cupti/cubin_store.hpp"
+#include "cupti/pc_sampling.hpp"
 #include "cupti/range_profiler.hpp"
+#include "cupti/sass_metrics.hpp"
 #include "inject/checkpoint.hpp"
 #include "inject/counter_lock.hpp"
 #include "inject/launch_copy.hpp"
@@ -82,6 +88,7 @@ struct Session {
   std::vector<std::string> names;
   std::vector<CUevent> finished;
   std::unique_ptr<Checkpoint> before;
+  std::string source_lines;  // --source: the records of its functions' sources, once replayed
 };
 
 class Injection {
@@ -162,6 +169,10 @@ class Injection {
   void on_activities(cupti::Collected&& got);
   void write_tally_when_due();
   void on_watchdog(std::int64_t index, const std::string& name, double seconds);
+  // --source (inject/source_replay.cpp): at a context's creation, before its modules load, the
+  // sampler (paused); at a module's load, its cubin; after a batch's passes, its sources.
+  void start_sampling(CUcontext context);
+  void collect_sources(Session& s, const std::function<void()>& run_copies);
 
   report::InjectionConfig config_;
   std::optional<std::regex> filter_;
@@ -188,6 +199,13 @@ class Injection {
   std::map<CUcontext, std::string> profiler_errors_;
   std::optional<Session> session_;         // under profile_mutex_
   std::atomic<bool> session_open_{false};  // session_ has a value (read without the mutex)
+  // --source: the cubins loaded, the patcher and sampler (or why not), the functions whose
+  // source is recorded (under profile_mutex_).
+  cupti::CubinStore cubins_;
+  std::unique_ptr<cupti::SassMetrics> sass_;
+  std::unique_ptr<cupti::PcSampler> sampler_;
+  std::string sass_unavailable_, sampling_unavailable_;
+  std::set<std::string> sourced_;
   pid_t exit_pid_ = 0;
 };
 

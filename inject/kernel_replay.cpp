@@ -111,6 +111,7 @@ void Injection::close_session() {
     if (error.empty()) c.metrics = ranges[i].values;
     lines += report::to_line(c);
   }
+  lines += s.source_lines;  // after the counters of the launches they belong to
   if (!lines.empty()) file_.write(lines);
 }
 

@@ -1,6 +1,7 @@
 // What the injection asks CUPTI to deliver when it starts in a process: the launch callbacks, the
 // calls that end a replay session, NVTX, cudaProfilerStart/Stop where a capture range is asked,
-// the activity records of its mode, and how a refusal (another CUPTI client) is said.
+// contexts and modules as they come where --source is, the activity records of its mode, and how
+// a refusal (another CUPTI client) is said.
 #include <unistd.h>
 
 #include <cstdint>
@@ -59,6 +60,11 @@ void Injection::start() {
           });
     GPULAB_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX));
     if (replaying()) enable_session_ending_calls();
+    // --source: the sampler starts with each context, before its modules load; each module's
+    // cubin is kept for the lines of its instructions.
+    if (config_.source && batching())
+      for (auto id : {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_MODULE_LOADED})
+        GPULAB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, id));
     if (config_.profiler_api_range)
       for (auto id :
            {CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop})

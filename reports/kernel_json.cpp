@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "reports/diagnosis_json.hpp"
-#include "reports/metric_catalogue.hpp"
+#include "reports/principal.hpp"
 #include "reports/source_json.hpp"
 
 namespace gpulab::report {
@@ -83,27 +83,23 @@ std::string outcome_key(const Diagnosis& d) {
   return key;
 }
 
-double duration_of(const Kernel& k) {  // 0 where unknown, as diagnosed_functions counts it
-  const auto it = k.metrics.find(metrics::name::duration);
-  return it == k.metrics.end() ? 0 : it->second;
-}
-
 // For each launch, the launch whose diagnosis is stored for it (npos: not diagnosed): of the
-// launches of its outcome, the longest (the first of the longest). That is the launch the
+// launches of its outcome, the first of those that speak for the function before the others
+// (speaks_before: one with per-instruction data, then the longest). That is the launch the
 // renderers show for its function (diagnosed_functions, reports/principal.hpp), which so keeps
-// its own evidence.
+// its own evidence and lines.
 std::vector<std::size_t> stored_for(const std::vector<Kernel>& kernels) {
   std::vector<std::string> keys(kernels.size());
-  std::map<std::string, std::size_t> longest;  // outcome -> the launch stored for it
+  std::map<std::string, std::size_t> speaker;  // outcome -> the launch that speaks for it
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     if (!kernels[i].diagnosis) continue;
     keys[i] = outcome_key(*kernels[i].diagnosis);
-    const auto [at, added] = longest.emplace(keys[i], i);
-    if (!added && duration_of(kernels[i]) > duration_of(kernels[at->second])) at->second = i;
+    const auto [at, added] = speaker.emplace(keys[i], i);
+    if (!added && speaks_before(kernels[i], kernels[at->second])) at->second = i;
   }
   std::vector<std::size_t> out(kernels.size(), std::string::npos);
   for (std::size_t i = 0; i < kernels.size(); ++i)
-    if (kernels[i].diagnosis) out[i] = longest.at(keys[i]);
+    if (kernels[i].diagnosis) out[i] = speaker.at(keys[i]);
   return out;
 }
 

@@ -66,6 +66,11 @@ bool has_diagnosis(const Report& report) {
                      [](const Variant& v) { return has_diagnosis(v); });
 }
 
+bool speaks_before(const Kernel& a, const Kernel& b) {
+  if (a.source.has_value() != b.source.has_value()) return a.source.has_value();
+  return duration_of(a) > duration_of(b);
+}
+
 std::vector<std::vector<const Kernel*>> diagnosed_functions(const Variant& variant) {
   std::vector<std::vector<const Kernel*>> groups;
   for (const auto& k : variant.kernels) {
@@ -77,7 +82,7 @@ std::vector<std::vector<const Kernel*>> diagnosed_functions(const Variant& varia
       groups.push_back({&k});
     } else {
       same->push_back(&k);
-      if (duration_of(k) > duration_of(*same->front())) std::swap(same->front(), same->back());
+      if (speaks_before(k, *same->front())) std::swap(same->front(), same->back());
     }
   }
   return groups;
@@ -117,7 +122,8 @@ std::vector<RangePrincipal> range_principals(const Report& report) {
   for (const auto& range : report.program->ranges) {
     const auto parts = nvtx_path_parts(range.path);
     if (parts.size() != 1) continue;  // top-level ranges only
-    // Per function: its profiled time inside the range, and its longest diagnosed launch there.
+    // Per function: its profiled time inside the range, and its diagnosed launch there that
+    // speaks for it.
     struct Speaker {
       const Variant* variant;
       const Kernel* launch;
@@ -131,7 +137,7 @@ std::vector<RangePrincipal> range_principals(const Report& report) {
         const auto path = nvtx_path_parts(k.nvtx_path);
         if (path.empty() || path.front() != parts.front()) continue;
         s.seconds += duration_of(k);
-        if (k.diagnosis && (!s.launch || duration_of(k) > duration_of(*s.launch))) s.launch = &k;
+        if (k.diagnosis && (!s.launch || speaks_before(k, *s.launch))) s.launch = &k;
       }
       total += s.seconds;
       if (s.launch && !s.launch->diagnosis->findings.empty()) speakers.push_back(s);

@@ -29,8 +29,12 @@ bool has_diagnosis(const Report& report);
 // profiled program, whose variants are its functions). Empty when durations are unknown.
 std::optional<double> function_share(const Variant& variant, const Kernel& kernel);
 
+// Whether launch `a` rather than `b` of one function speaks for it: one with per-instruction
+// data (its diagnosis names lines) before one without, then the longer (by profiled duration).
+bool speaks_before(const Kernel& a, const Kernel& b);
+
 // The diagnosed launches of a variant grouped by function, in the order of their first launch,
-// each group's longest launch (by profiled duration) first: the launch that speaks for it.
+// each group's launch that speaks for it (speaks_before) first.
 std::vector<std::vector<const Kernel*>> diagnosed_functions(const Variant& variant);
 
 // Where the principal finding of a variant, or of a program, comes from.

@@ -163,6 +163,8 @@ void read_line(const RecordLine::Object& r, RecordSet& into) {
     c.lost = static_cast<std::uint64_t>(r.integer_or("lost", 0));
     c.unreadable = r.boolean_or("unreadable", false);
     into.trace_counts[pid] += c;
+  } else if (is_source_record(type)) {
+    read_source_record(type, r, pid, into.sources);
   } else {
     throw NotARecord("an unknown record type");
   }
@@ -329,6 +331,7 @@ std::string to_json_text(const InjectionConfig& c) {
               {"replay", to_string(c.replay)},
               {"metrics", c.metrics},
               {"watchdog_seconds", c.watchdog_seconds},
+              {"source", c.source},
               {"output_dir", c.output_dir}}
       .dump();
 }
@@ -362,6 +365,7 @@ InjectionConfig injection_config_from_json(const std::string& text) {
   if (r.has("metrics"))
     r.each("metrics", [&](const Reader& m) { c.metrics.push_back(m.as_string()); });
   c.watchdog_seconds = r.num_or("watchdog_seconds", 0);
+  c.source = r.boolean_or("source", false);
   c.output_dir = r.str("output_dir");
   return c;
 }

@@ -16,6 +16,7 @@
 
 #include "reports/measures.hpp"
 #include "reports/record_line.hpp"
+#include "reports/source_records.hpp"
 #include "reports/trace_assembly.hpp"
 
 namespace gpulab::report {
@@ -120,6 +121,7 @@ struct RecordSet {
   std::vector<TraceRecord> activities;  // trace mode
   std::vector<RecordedRange> ranges;    // trace mode
   std::map<std::int64_t, TraceCounts> trace_counts;  // trace mode, per pid
+  RecordedSources sources;                           // --source: per-instruction data
   std::int64_t unreadable_lines = 0;  // lines cut short by a kill, or not records at all
   std::int64_t orphan_counters = 0;   // counters records naming no launch read before them
   // Entries of the record folder left unread, each with why (not a plain file; past the size
@@ -185,6 +187,9 @@ struct InjectionConfig {
   ReplayMode replay = ReplayMode::kernel;
   std::vector<std::string> metrics;
   double watchdog_seconds = 0;  // 0: none
+  // Per-instruction counters and warp-stall samples of each profiled function's first profiled
+  // launch (reports/source_records.hpp), by replaying it from its saved memory (batch replay).
+  bool source = false;
   std::string output_dir;       // where each process writes <pid>.jsonl
 };
 

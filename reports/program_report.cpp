@@ -93,8 +93,9 @@ std::string missing_counters(const RecordedLaunch& l) {
 }
 
 Variant function_variant(const Function& f, const ActivityByLaunch& activities,
-                         const std::string& label, double program_seconds,
-                         const std::string& metric_set, const std::string& replay) {
+                         const RecordedSources& sources, const std::string& label,
+                         double program_seconds, const std::string& metric_set,
+                         const std::string& replay) {
   Variant v;
   v.name = label;
   v.role = Role::function;
@@ -126,6 +127,8 @@ Variant function_variant(const Function& f, const ActivityByLaunch& activities,
     v.counters.collected = true;
     v.counters.passes = std::max(v.counters.passes, launch->passes);
     v.kernels.push_back(kernel_of(*launch, activity_of(*launch, activities), label, launch_index));
+    const auto source = sources.by_launch.find({launch->pid, launch->index});
+    if (source != sources.by_launch.end()) v.kernels.back().source = source->second;
   }
   if (t.profiled_launches == 0 && v.counters.note.empty())
     v.counters.note = "no launch of this function was profiled";
@@ -193,6 +196,29 @@ std::vector<RangeTime> range_times(const std::vector<const RecordedLaunch*>& lau
   std::vector<RangeTime> out;
   for (auto& [path, r] : by_path) out.push_back(std::move(r));
   return out;
+}
+
+// With --source: the profiled functions whose launches came back without per-instruction data.
+void note_missing_sources(ProgramInfo& program, const std::vector<Variant>& variants) {
+  std::vector<std::string> missing;
+  int profiled = 0;
+  for (const auto& v : variants) {
+    if (v.kernels.empty()) continue;
+    ++profiled;
+    if (std::none_of(v.kernels.begin(), v.kernels.end(),
+                     [](const Kernel& k) { return k.source.has_value(); }))
+      missing.push_back(v.name);
+  }
+  if (missing.empty()) return;
+  constexpr std::size_t kNamed = 5;
+  std::string names;
+  for (std::size_t i = 0; i < missing.size() && i < kNamed; ++i)
+    names += (i ? ", " : "") + missing[i];
+  if (missing.size() > kNamed) names += fmt::format(" and {} more", missing.size() - kNamed);
+  program.left_out.push_back(
+      fmt::format("per-instruction data (--source) was not recorded for {} of the {} profiled "
+                  "functions: {}",
+                  missing.size(), profiled, names));
 }
 
 void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t untimed) {
@@ -356,9 +382,9 @@ Report program_report(ProgramInfo program, const RecordSet& records,
   std::set<std::string> labels;
   for (const auto& f : functions) {
     const std::string label = unique_label(display_name(demangle(f.mangled)), labels);
-    report.variants.push_back(
-        function_variant(f, activities, label, program.kernel_seconds, metric_set,
-                         program.replay.empty() ? "kernel" : program.replay));
+    report.variants.push_back(function_variant(f, activities, records.sources, label,
+                                               program.kernel_seconds, metric_set,
+                                               program.replay.empty() ? "kernel" : program.replay));
   }
 
   for (const auto& p : records.processes) {
@@ -367,6 +393,7 @@ Report program_report(ProgramInfo program, const RecordSet& records,
     if (report.device.cupti_version == 0) report.device.cupti_version = p.cupti_version;
   }
   note_left_out(program, records, untimed);
+  if (program.source) note_missing_sources(program, report.variants);
   program.ranges = range_times(launches, activities);
   report.program = std::move(program);
   return report;

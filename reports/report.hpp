@@ -114,6 +114,7 @@ struct ProgramInfo {
   std::string capture_range = "none";  // or "cudaProfilerApi"
   std::int64_t launch_skip = 0;   // matching launches left unprofiled before the first profiled
   std::int64_t launch_count = 0;  // most launches profiled; 0: no limit
+  bool source = false;            // --source: per-instruction data of profiled functions asked
   std::int64_t launches = 0;      // kernel launches in every process
   std::int64_t profiled_launches = 0;
   double kernel_seconds = 0;  // sum of every timed launch's duration

@@ -121,6 +121,7 @@ json program_json(const ProgramInfo& p) {
   if (!p.nvtx_include.empty()) out["nvtx_include"] = p.nvtx_include;
   if (!p.nvtx_exclude.empty()) out["nvtx_exclude"] = p.nvtx_exclude;
   if (p.capture_range != "none") out["capture_range"] = p.capture_range;
+  if (p.source) out["source"] = true;
   if (!p.ranges.empty()) {
     json ranges = json::array();
     for (const auto& r : p.ranges)
@@ -288,6 +289,7 @@ ProgramInfo read_program(const Reader& r) {
       r.each(field.first, [&](const Reader& s) { into->push_back(s.as_string()); });
   }
   p.capture_range = r.str_or("capture_range", "none");
+  p.source = r.boolean_or("source", false);
   if (r.has("ranges"))
     r.each("ranges", [&](const Reader& q) {
       RangeTime& range = p.ranges.emplace_back();

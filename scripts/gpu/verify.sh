@@ -13,7 +13,9 @@
 #   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
 #   overhead, ncu-apps (the test programs' counters against ncu's, for each replay mode), run-all
 #   (`run --all --diagnose` reports of every lab, for the HTML report), torch-nvtx
-#   (scripts/torch_nvtx.py profiled with --nvtx-include: the ranges of its profiled launches).
+#   (scripts/torch_nvtx.py profiled with --nvtx-include: the ranges of its profiled launches),
+#   profile-source (`gpulab profile --source` on a test program, its time against ncu's source
+#   sections, and on scripts/torch_demo.py).
 # GPULAB_VERIFY_APPS: the test programs of the ncu-apps step (default: the five that launch
 # kernels of their own without waiting on each other).
 # GPULAB_VERIFY_TESTS: the gtest filter of the profile-tests step (default: every test of gpulab
@@ -156,6 +158,34 @@ if wants overhead && enough 60 "overhead"; then
       note "overhead, $replay replay (200 launches): gpulab ${all[$replay]} ms, ncu $ncu_all ms, ratio $(python3 -c "print(round(${all[$replay]} / max(1, $ncu_all), 3))")"
       note "overhead, $replay replay (first launch only): gpulab ${first[$replay]} ms, ncu $ncu_first ms; per further launch: gpulab $(( (all[$replay] - first[$replay]) / 199 )) ms, ncu $(( (ncu_all - ncu_first) / 199 )) ms"
     done
+  fi
+fi
+
+if wants profile-source && enough 90 "profile --source"; then
+  # Per-instruction data of a program's functions: a test program built with -lineinfo (lines),
+  # its cost against ncu's per-instruction sections on the same program, then PyTorch's library
+  # kernels (no line tables: SASS offsets).
+  step "gpulab profile --source: tests/apps/runtime_launches, against ncu, then PyTorch"
+  t0=$(ms)
+  timeout "$(upto 120)" $bin profile --source --diagnose --launch-count all \
+      --json "$reports/source_app.json" -- "$apps/runtime_launches" >"$logs/source_app.txt" 2>&1
+  rc=$?
+  t1=$(ms)
+  note "profile --source runtime_launches: exit $rc in $(( t1 - t0 )) ms"
+  $bin source --report "$reports/source_app.json" --kernel saxpy 2>&1 | head -20 | tee "$logs/source_app_lines.txt"
+  note "saxpy's hot lines: $(grep -m2 '^>>' "$logs/source_app_lines.txt" | tr '\n' ';')"
+  if enough 60 "ncu source sections"; then
+    t2=$(ms)
+    timeout "$(upto 120)" ncu --clock-control none --cache-control none --section SourceCounters \
+        --section WarpStateStats "$apps/runtime_launches" >"$logs/source_app_ncu.txt" 2>&1
+    note "ncu --section SourceCounters --section WarpStateStats runtime_launches: exit $? in $(( $(ms) - t2 )) ms (gpulab: $(( t1 - t0 )) ms)"
+  fi
+  if enough 60 "PyTorch --source"; then
+    timeout "$(upto 150)" $bin profile --source --launch-count 20 --json "$reports/source_torch.json" \
+        -- python3 scripts/torch_demo.py >"$logs/source_torch.txt" 2>&1
+    note "profile --source torch_demo.py: exit $?; $(grep -m1 'per-instruction' "$logs/source_torch.txt")"
+    $bin source --report "$reports/source_torch.json" 2>&1 | head -30 | tee "$logs/source_torch_lines.txt"
+    note "torch, first kernel shown: $(grep -m3 -E '^(>>|  )' "$logs/source_torch_lines.txt" | tr '\n' ';')"
   fi
 fi
 

@@ -89,6 +89,47 @@ TEST(ProfileGpu, RuntimeLaunchesByFunctionWithTheirSignatures) {
   EXPECT_GT(saxpy->totals->total_seconds, 0);
 }
 
+// --source: each profiled function's first launch carries its instructions with their lines
+// (tests/apps are built with -lineinfo), per-instruction counts and stall samples, from two
+// replays that leave the program its own results (it checks them: 91 if wrong). saxpy's global
+// memory instructions are all on its one line of code, and per instruction they add up to what
+// the launch's counters say: 2^20 floats read twice and written once, 32-byte sectors.
+TEST(ProfileGpu, SourceGivesEachFunctionItsLinesAndCounts) {
+  GPULAB_REQUIRE_GPU();
+  const auto p = profile("--source --diagnose --launch-count all", "runtime_launches");
+  ASSERT_EQ(p.code, 0) << p.output;
+  ASSERT_TRUE(p.report) << p.output;
+  const auto& r = *p.report;
+  for (const auto& line : r.program->left_out)
+    EXPECT_EQ(line.find("per-instruction"), std::string::npos) << line;
+  for (const char* name : {"saxpy", "scale<float>", "scale<double>"}) {
+    const auto* v = function(r, name);
+    ASSERT_NE(v, nullptr) << name << "\n" << p.output;
+    ASSERT_FALSE(v->kernels.empty()) << name;
+    const auto& source = v->kernels[0].source;
+    ASSERT_TRUE(source) << name << "\n" << p.output;
+    EXPECT_TRUE(source->has_lines()) << name;
+    for (const auto& note : source->notes)
+      for (const char* failed : {"not collected", "not taken", "no source lines"})
+        EXPECT_EQ(note.find(failed), std::string::npos) << name << ": " << note;
+    ASSERT_TRUE(source->sampling) << name;
+    EXPECT_GT(source->sampling->samples, 0u) << name;
+  }
+  const report::Kernel& saxpy = function(r, "saxpy")->kernels[0];
+  double sectors = 0, sectors_on_its_line = 0;
+  for (const auto& i : saxpy.source->instructions) {
+    const auto it = i.counters.find(report::source_counter::global_sectors);
+    if (it == i.counters.end()) continue;
+    sectors += it->second;
+    if (i.where && i.where->line == 10 &&
+        i.where->file.find("runtime_launches.cu") != std::string::npos)
+      sectors_on_its_line += it->second;
+  }
+  EXPECT_EQ(sectors, 3.0 * (1 << 20) * 4 / 32);
+  EXPECT_EQ(sectors_on_its_line, sectors) << "every global access is on line 10";
+  EXPECT_EQ(sectors, metric(saxpy, m::gld_sectors) + metric(saxpy, m::gst_sectors));
+}
+
 TEST(ProfileGpu, DriverApiLaunchIsRecorded) {
   GPULAB_REQUIRE_GPU();
   const auto p = profile("", "driver_launch");

@@ -3,7 +3,8 @@
 // two launches of one kernel, as the library writes them, and then does what a test asks:
 //
 //   gpulab_stand_in [--ignore-int] [--ready FILE] [--sleep SECONDS] [--subfolder] [--odd-files]
-//                   [--launches N [--functions K] [--counters-from REPORT] [--record-bytes FILE]]
+//                   [--launches N [--functions K] [--counters-from REPORT [--source-from REPORT]]
+//                    [--record-bytes FILE]]
 //
 //   --launches N   instead, N launches spread over K functions (default 3), each with its kernel
 //                  time, recorded or tallied as the injection does (reports/launch_tally.hpp)
@@ -14,6 +15,9 @@
 //                  each counter and duration within 5% of the kernel's (a factor drawn per
 //                  launch from a fixed seed), as repeated launches' counters vary. Reports at
 //                  the scale of a job, from counters a GPU measured
+//   --source-from REPORT  where gpulab asks for --source: the first profiled launch of each
+//                  function gets the `source` of the report's kernel in the same place (the
+//                  k-th kernel's for the k-th function), as the injection records it
 //   --record-bytes FILE  then write the size of its record file into FILE
 //   --ignore-int   ignore SIGINT (a program that outlives Ctrl-C)
 //   --ready FILE   once the records are written, write this process's pid into FILE
@@ -62,6 +66,7 @@ std::string records(std::int64_t pid) {
 // The launches the stand-in makes, in turn: from a report's kernels, or made up.
 struct LaunchSource {
   std::vector<Kernel> kernels;  // empty: `functions` made-up functions, 1 us each
+  std::vector<Kernel> with_sources;  // --source-from: the kernels whose `source` to record
   int functions = 3;
 
   int count() const { return kernels.empty() ? functions : static_cast<int>(kernels.size()); }
@@ -106,6 +111,7 @@ double seconds_of(const LaunchSource& source, std::int64_t i, std::mt19937_64& r
 void write_launches(std::ofstream& out, std::int64_t pid, std::int64_t n,
                     const LaunchSource& source, const InjectionConfig& config) {
   LaunchTally tally;
+  std::vector<bool> source_written(static_cast<std::size_t>(source.count()), false);
   out << to_line(
       RecordedProcess{pid, static_cast<std::int64_t>(::getppid()), "counters", 130001, "", ""});
   std::uint64_t clock_ns = 0;
@@ -125,6 +131,14 @@ void write_launches(std::ofstream& out, std::int64_t pid, std::int64_t n,
     }
     if (tally.record_in_full(launch.mangled_name, true, profiled, launch.correlation_id))
       out << to_line(launch);
+    const std::size_t function = static_cast<std::size_t>(i % source.count());
+    if (profiled && config.source && function < source.with_sources.size() &&
+        source.with_sources[function].source && !source_written[function]) {
+      source_written[function] = true;
+      KernelSource recorded = *source.with_sources[function].source;
+      recorded.function = launch.mangled_name;
+      out << to_lines(pid, i, recorded);
+    }
     const double seconds = seconds_of(source, i, random);
     const std::uint64_t start = clock_ns + 1000;
     clock_ns = start + static_cast<std::uint64_t>(seconds * 1e9);
@@ -164,6 +178,9 @@ int main(int argc, char** argv) {
       for (auto& v : load_report(argv[++i]).variants)
         for (auto& k : v.kernels) source.kernels.push_back(std::move(k));
       if (source.kernels.empty()) return 2;
+    } else if (arg == "--source-from" && i + 1 < argc) {
+      for (auto& v : load_report(argv[++i]).variants)
+        for (auto& k : v.kernels) source.with_sources.push_back(std::move(k));
     } else if (arg == "--record-bytes" && i + 1 < argc) {
       record_bytes = argv[++i];
     } else {
