@@ -1,5 +1,6 @@
 // `gpulab compare`: two reports (before/after, machine vs machine), two variants of one report,
-// or several reports against the first. No GPU needed.
+// several reports against the first, or two runs of a job (each a set of rank reports) rank by
+// rank. No GPU needed.
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
@@ -11,10 +12,12 @@
 #include "reports/base/user_input.hpp"
 #include "reports/derived.hpp"
 #include "reports/metric_catalogue.hpp"
+#include "reports/rank_view.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/render_compare.hpp"
 #include "reports/render/render_csv.hpp"
 #include "reports/render/render_html.hpp"
+#include "reports/render/render_ranks.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
 
@@ -47,8 +50,11 @@ std::pair<std::string, std::string> variant_pair(const std::string& text) {
 
 CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
   auto* cmd = root.add_subcommand(
-      "compare", "Compare reports: A B (before/after), A B C... (against A), or one with --variants");
-  cmd->add_option("reports", options.files, "Report files written by gpulab run --json")
+      "compare",
+      "Compare reports: A B (before/after), A B C... (against A), two runs of a job's ranks "
+      "(a.0 a.1 b.0 b.1: rank by rank), or one with --variants");
+  cmd->add_option("reports", options.files,
+                  "Report files written by gpulab run or gpulab profile --json")
       ->type_name("FILE")
       ->required();
   cmd->add_option("--variants", options.variants, "Compare two variants of one report: A,B");
@@ -68,21 +74,26 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
   return cmd;
 }
 
-std::vector<report::Comparison> comparisons_of(const CompareOptions& options) {
-  report::CompareOptions compare_options;
-  if (!options.metrics.empty()) compare_options.metrics = compare_metric_names(options.metrics);
+namespace {
+
+// The reports compare reads, after the checks of what it was given.
+std::vector<report::Report> reports_to_compare(const CompareOptions& options) {
   if (!options.variants.empty() && options.files.size() != 1)
     throw UsageError("--variants compares two variants of ONE report; give one file");
   if (options.variants.empty() && options.files.size() < 2)
     throw UsageError("compare needs two or more reports, or one report and --variants A,B");
-
   std::vector<report::Report> reports;
-  for (const auto& file : options.files) {
-    auto& r = reports.emplace_back(report::load_report(file));
-    // Findings resolved and introduced come from this build's tree on both sides, whatever
-    // diagnosis (of whichever version) a report carries: both are judged alike.
-    diagnose_into(r, report::Thresholds());
-  }
+  for (const auto& file : options.files) reports.push_back(report::load_report(file));
+  return reports;
+}
+
+std::vector<report::Comparison> compared(const CompareOptions& options,
+                                         std::vector<report::Report>& reports) {
+  report::CompareOptions compare_options;
+  if (!options.metrics.empty()) compare_options.metrics = compare_metric_names(options.metrics);
+  // Findings resolved and introduced come from this build's tree on both sides, whatever
+  // diagnosis (of whichever version) a report carries: both are judged alike.
+  for (auto& r : reports) diagnose_into(r, report::Thresholds());
 
   std::vector<report::Comparison> comparisons;
   if (!options.variants.empty()) {
@@ -95,6 +106,38 @@ std::vector<report::Comparison> comparisons_of(const CompareOptions& options) {
                                                     options.files[i], compare_options));
   }
   return comparisons;
+}
+
+// Two runs of a job, each a set of rank reports: rank by rank, as text or JSON.
+int compare_runs_of_a_job(const CompareOptions& options, const std::vector<report::Report>& reports,
+                          Io& io) {
+  const char* refused = !options.html_path.empty()            ? "--html"
+                        : !options.metrics.empty()            ? "--metrics"
+                        : options.fail_on_regression          ? "--fail-on-regression"
+                        : options.format == OutputFormat::csv ? "--format csv"
+                                                              : nullptr;
+  if (refused)
+    throw UsageError(fmt::format(
+        "{}: two runs of a job's ranks are compared by each rank's GPU time per function, as "
+        "text or JSON; compare one rank's two reports for the rest",
+        refused));
+  const report::RankComparison c = report::compare_rank_sets(reports);
+  const auto json = report::rank_comparison_json(c);
+  Io text = text_io(io, {options.json_path});
+  if (options.format == OutputFormat::json)
+    text.out << json.dump(2) << "\n";
+  else
+    text.out << report::render_rank_comparison(c, text_style(options.format, text));
+  std::vector<OutputFile> files;
+  if (!options.json_path.empty()) files.push_back({options.json_path, json.dump(2) + "\n"});
+  return save_outputs(files, io);
+}
+
+}  // namespace
+
+std::vector<report::Comparison> comparisons_of(const CompareOptions& options) {
+  auto reports = reports_to_compare(options);
+  return compared(options, reports);
 }
 
 void print_comparisons(const std::vector<report::Comparison>& comparisons, OutputFormat format,
@@ -116,7 +159,10 @@ int run_compare(const CompareOptions& options, Io& io) {
   refuse_two_standard_streams({options.json_path, options.html_path}, "output");
   if (!options.json_path.empty()) check_output(options.json_path);
   if (!options.html_path.empty()) check_output(options.html_path);
-  const auto comparisons = comparisons_of(options);
+  auto reports = reports_to_compare(options);
+  if (options.variants.empty() && report::are_two_rank_sets(reports))
+    return compare_runs_of_a_job(options, reports, io);
+  const auto comparisons = compared(options, reports);
   Io text = text_io(io, {options.json_path, options.html_path});
   print_comparisons(comparisons, options.format, text);
 

@@ -31,24 +31,14 @@ void settle(RankRow& row, const std::vector<RankColumn>& ranks) {
   row.spread = median > 0 ? slowest / median : 0;
 }
 
-}  // namespace
-
-bool are_rank_reports(const std::vector<Report>& reports) {
-  return reports.size() >= 2 && std::all_of(reports.begin(), reports.end(), [](const Report& r) {
-           return r.program && r.program->rank;
-         });
-}
-
-std::vector<const Report*> by_rank(const std::vector<Report>& reports) {
-  std::vector<const Report*> out;
-  for (const auto& r : reports) {
-    if (!r.program || !r.program->rank)
+// The reports in rank order; throws as by_rank does.
+std::vector<const Report*> in_rank_order(std::vector<const Report*> out) {
+  for (const Report* r : out)
+    if (!r->program || !r->program->rank)
       throw UsageError(
           fmt::format("a report of '{}' says no rank: profile each rank with gpulab "
                       "profile under its launcher (torchrun, mpirun, srun)",
-                      r.subject()));
-    out.push_back(&r);
-  }
+                      r->subject()));
   std::sort(out.begin(), out.end(), [](const Report* a, const Report* b) {
     return a->program->rank->rank < b->program->rank->rank;
   });
@@ -59,8 +49,8 @@ std::vector<const Report*> by_rank(const std::vector<Report>& reports) {
   return out;
 }
 
-RankView rank_view(const std::vector<Report>& reports) {
-  const auto ordered = by_rank(reports);
+// The view of reports already in rank order.
+RankView view_of(const std::vector<const Report*>& ordered) {
   RankView view;
   view.launcher = ordered.front()->program->rank->launcher;
   for (const Report* r : ordered)
@@ -91,6 +81,48 @@ RankView rank_view(const std::vector<Report>& reports) {
   std::stable_sort(view.functions.begin(), view.functions.end(),
                    [&](const RankRow& a, const RankRow& b) { return summed(a) > summed(b); });
   return view;
+}
+
+}  // namespace
+
+bool are_rank_reports(const std::vector<Report>& reports) {
+  return reports.size() >= 2 && std::all_of(reports.begin(), reports.end(), [](const Report& r) {
+           return r.program && r.program->rank;
+         });
+}
+
+std::vector<const Report*> by_rank(const std::vector<Report>& reports) {
+  std::vector<const Report*> all;
+  for (const auto& r : reports) all.push_back(&r);
+  return in_rank_order(std::move(all));
+}
+
+RankView rank_view(const std::vector<Report>& reports) { return view_of(by_rank(reports)); }
+
+bool are_two_rank_sets(const std::vector<Report>& reports) {
+  if (reports.size() < 4 || !are_rank_reports(reports)) return false;
+  std::map<std::int64_t, int> seen;
+  for (const auto& r : reports) ++seen[r.program->rank->rank];
+  return std::all_of(seen.begin(), seen.end(), [](const auto& e) { return e.second == 2; });
+}
+
+RankComparison compare_rank_sets(const std::vector<Report>& reports) {
+  const std::size_t half = reports.size() / 2;
+  std::vector<const Report*> first, second;
+  for (std::size_t i = 0; i < reports.size(); ++i)
+    (i < half ? first : second).push_back(&reports[i]);
+  const auto ranks_of = [](const std::vector<const Report*>& set) {
+    std::vector<std::int64_t> ranks;
+    for (const Report* r : set) ranks.push_back(r->program->rank->rank);
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+  };
+  const auto a = ranks_of(first), b = ranks_of(second);
+  if (!are_two_rank_sets(reports) || a != b || std::adjacent_find(a.begin(), a.end()) != a.end())
+    throw UsageError(
+        "comparing two runs of a job takes the first run's rank reports, then the second's, "
+        "one report of each rank in each (a.0.json a.1.json b.0.json b.1.json)");
+  return {view_of(in_rank_order(std::move(first))), view_of(in_rank_order(std::move(second)))};
 }
 
 }  // namespace gpulab::report

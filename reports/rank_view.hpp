@@ -42,4 +42,17 @@ std::vector<const Report*> by_rank(const std::vector<Report>& reports);
 // Throws as by_rank does.
 RankView rank_view(const std::vector<Report>& reports);
 
+// Two runs of one job, rank by rank (`gpulab compare` of two sets of rank reports): each set's
+// view; a function is matched across them by its name.
+struct RankComparison {
+  RankView before, after;
+};
+
+// Whether `reports` are two runs of one job: four or more rank reports, each rank twice.
+bool are_two_rank_sets(const std::vector<Report>& reports);
+
+// The two sets of `reports`, the first half then the second, each one report of every rank of
+// the same ranks. Throws UsageError naming what does not fit.
+RankComparison compare_rank_sets(const std::vector<Report>& reports);
+
 }  // namespace gpulab::report

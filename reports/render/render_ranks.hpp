@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "reports/rank_view.hpp"
 #include "reports/render/style.hpp"
 
@@ -14,5 +16,10 @@ std::string render_rank_view(const RankView& view, const Style& style);
 
 // The same table as an HTML <section>.
 std::string rank_view_html(const RankView& view);
+
+// Two runs of a job, rank by rank: the ranks line, then per function (the second run's heaviest
+// first, then those only the first ran) each rank's time in both runs and the change.
+std::string render_rank_comparison(const RankComparison& c, const Style& style);
+nlohmann::json rank_comparison_json(const RankComparison& c);
 
 }  // namespace gpulab::report

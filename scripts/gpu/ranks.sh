@@ -2,8 +2,9 @@
 # A job of two ranks on the one GPU: torchrun starts gpulab as each rank, which profiles
 # scripts/torch_nvtx.py (no collectives) and writes the rank's report under a name its template
 # gives it (--json 'step.%q{RANK}.json'); then `gpulab report` of both reports, as text and as
-# an HTML page; the same job traced (--trace as each rank) and `gpulab report --trace` of both
-# ranks' reports: one Perfetto trace, a process per rank. Then, where GPULAB_RANKS_TIMING is not
+# an HTML page; a second run of the job and `gpulab compare` of the two runs, rank by rank; the
+# same job traced (--trace as each rank) and `gpulab report --trace` of both ranks' reports: one
+# Perfetto trace, a process per rank. Then, where GPULAB_RANKS_TIMING is not
 # 0, the medians of the labs of GPULAB_RANKS_TIMING_LABS (default: streams cuda-graphs
 # transpose) with and without --source. Prints a short summary last. From the repository root:
 #   bash scripts/gpu/ranks.sh [OUT_DIR]
@@ -35,6 +36,14 @@ $bin report "$job/step.0.json" "$job/step.1.json" 2>&1 | tee "$out/ranks-table.t
 note "report of both ranks: exit ${PIPESTATUS[0]}; $(head -1 "$out/ranks-table.txt")"
 $bin report "$job/step.0.json" "$job/step.1.json" -o "$job/job.html" >/dev/null 2>&1
 note "HTML page: exit $?; $(grep -c 'class="ranks"' "$job/job.html" 2>/dev/null) ranks section"
+
+step "a second run of the job, then gpulab compare of the two runs, rank by rank"
+( cd "$job" && timeout 300 python3 -m torch.distributed.run --standalone --nproc-per-node 2 --no-python \
+    "$OLDPWD/$bin" profile --json 'again.%q{RANK}.json' -- python3 "$OLDPWD/scripts/torch_nvtx.py" \
+    >"$logs/ranks_again.txt" 2>&1 )
+$bin compare "$job/step.0.json" "$job/step.1.json" "$job/again.0.json" "$job/again.1.json" 2>&1 \
+    | tee "$out/ranks-compare.txt" | head -12
+note "compare of two runs: exit ${PIPESTATUS[0]}; $(sed -n 3p "$out/ranks-compare.txt")"
 
 step "the same job traced: gpulab profile --trace as each rank, then gpulab report --trace of both"
 trace=$reports/trace

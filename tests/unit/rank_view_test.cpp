@@ -9,6 +9,7 @@
 
 #include "reports/base/errors.hpp"
 #include "reports/rank_view.hpp"
+#include "reports/render/render_ranks.hpp"
 #include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
@@ -181,6 +182,77 @@ TEST(RankView, TheRanksTimelinesAreOneTraceOnOneHostsClock) {
 
   std::vector<Report> untraced{rank(0), rank(1)};
   EXPECT_THROW(trace_events_of_ranks(untraced), UsageError);
+}
+
+// Two runs of the job: the first as job() makes it, the second with rank 1's heaviest function
+// back to rank 0's time. Compared rank by rank, reports in any order within each run.
+std::vector<Report> two_runs() {
+  std::vector<Report> reports = job();  // rank 1, rank 0
+  reports.push_back(rank(0));
+  reports.push_back(rank(1));
+  return reports;
+}
+
+TEST(RankView, TwoRunsOfAJobAreComparedRankByRank) {
+  const auto reports = two_runs();
+  ASSERT_TRUE(are_two_rank_sets(reports));
+  const RankComparison c = compare_rank_sets(reports);
+  ASSERT_EQ(c.before.ranks.size(), 2u);
+  EXPECT_EQ(c.before.functions.front().slowest_rank, 1);
+  EXPECT_NEAR(c.before.functions.front().spread, 1.5 / 1.25, 1e-12);
+  EXPECT_NEAR(c.after.functions.front().spread, 1.0, 1e-12);
+
+  const std::string text = render_rank_comparison(c, Style{});
+  EXPECT_EQ(text.rfind("job of 2 ranks, by torchrun's variables: rank 0 on node7, rank 1 on "
+                       "node7, two runs\nfunction ",
+                       0),
+            0u)
+      << text;
+  // Rank 1's heaviest function: 1.5 times as long in the first run, so -33.3% in the second.
+  EXPECT_NE(text.find("(-33.3%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(+0.0%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("- → "), std::string::npos)
+      << "the function rank 1 did not run in the first run:\n"
+      << text;
+
+  const auto json = rank_comparison_json(c);
+  EXPECT_EQ(json["ranks"].size(), 2u);
+  const auto& heaviest = json["functions"][1];
+  EXPECT_EQ(heaviest["function"], c.after.functions.front().function);
+  EXPECT_NEAR(
+      heaviest["first_seconds"][1].get<double>() / heaviest["second_seconds"][1].get<double>(), 1.5,
+      1e-12);
+}
+
+TEST(RankView, RunsThatDoNotPairRankByRankAreRefused) {
+  // One run of four ranks is not two runs: compare takes it against its first report.
+  std::vector<Report> four{rank(0), rank(1), rank(2), rank(3)};
+  EXPECT_FALSE(are_two_rank_sets(four));
+  // Two runs, but interleaved: each half holds one rank twice.
+  std::vector<Report> interleaved{rank(0), rank(0), rank(1), rank(1)};
+  EXPECT_TRUE(are_two_rank_sets(interleaved));
+  EXPECT_THROW(compare_rank_sets(interleaved), UsageError);
+
+  test::TempFolder folder;
+  std::vector<std::string> files;
+  for (const auto& r : two_runs()) {
+    files.push_back(folder / ("run" + std::to_string(files.size()) + ".json"));
+    std::ofstream(files.back()) << to_json(r).dump();
+  }
+  const auto out = test::run_cli({"compare", files[0], files[1], files[2], files[3]});
+  EXPECT_EQ(out.code, 0) << out.err;
+  EXPECT_NE(out.out.find(", two runs\n"), std::string::npos) << out.out;
+  const auto html = test::run_cli(
+      {"compare", files[0], files[1], files[2], files[3], "--html", folder / "c.html"});
+  EXPECT_EQ(html.code, 2);
+  EXPECT_NE(html.err.find("--html: two runs of a job's ranks are compared by each rank's GPU time"),
+            std::string::npos)
+      << html.err;
+  // Rank 1 of both runs, then rank 0 of both: each half holds one rank twice.
+  const auto swapped = test::run_cli({"compare", files[0], files[3], files[1], files[2]});
+  EXPECT_EQ(swapped.code, 2) << swapped.out;
+  EXPECT_NE(swapped.err.find("the first run's rank reports, then the second's"), std::string::npos)
+      << swapped.err;
 }
 
 }  // namespace
