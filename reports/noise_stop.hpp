@@ -1,0 +1,42 @@
+// Adaptive timing's stopping rule, nvbench's "stdrel" criterion (docs/measurement.md): keep
+// timing until the relative standard deviation of the samples is below a target, once there
+// are at least a minimum number of samples and a minimum of GPU time in them; stop anyway at a
+// timeout, and say which of the two it was.
+#pragma once
+
+#include <cstdint>
+
+namespace gpulab::report {
+
+// nvbench's defaults: --max-noise 0.5 (%), --min-samples 10, --min-time 0.5 (s), --timeout 15 (s).
+struct NoiseRule {
+  double max_noise = 0.005;  // the samples' sample standard deviation over their mean
+  std::int64_t min_samples = 10;
+  double min_seconds = 0.5;     // of GPU time, summed over the samples
+  double timeout_seconds = 15;  // of wall time since timing began
+};
+
+enum class StopReason { not_yet, noise, timeout };
+const char* to_string(StopReason reason);  // "not yet", "noise", "timeout"
+
+// Samples added one at a time (Welford's running mean and variance: no sample is kept twice).
+class NoiseStop {
+ public:
+  explicit NoiseStop(NoiseRule rule) : rule_(rule) {}
+
+  // Adds one timed sample (seconds), taken `elapsed_seconds` after timing began, and says
+  // whether to stop now and why.
+  StopReason add(double seconds, double elapsed_seconds);
+
+  std::int64_t samples() const { return n_; }
+  double seconds() const { return sum_; }
+  // The sample standard deviation over the mean; 0 with fewer than two samples.
+  double relative_noise() const;
+
+ private:
+  NoiseRule rule_;
+  std::int64_t n_ = 0;
+  double mean_ = 0, m2_ = 0, sum_ = 0;
+};
+
+}  // namespace gpulab::report
