@@ -11,6 +11,7 @@
 #include "reports/base/errors.hpp"
 #include "reports/base/output_file.hpp"
 #include "reports/render/render_csv.hpp"
+#include "reports/render/render_phases.hpp"
 #include "reports/render/render_text.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
@@ -23,6 +24,9 @@ CLI::App* add_run(CLI::App& root, RunOptions& options) {
   add_lab_options(cmd, options);
   cmd->add_flag("--diagnose,-d", options.diagnose, "Diagnose every kernel into the report");
   cmd->add_flag("--all,-a", options.all, "Run every lab at its default size; then a summary");
+  cmd->add_flag("--verbose", options.verbose,
+                "Also print where each lab's wall time went: device, setup, checks (with the CPU "
+                "references), timing, trace, counters, source");
   cmd->add_option("--json-dir", options.json_dir,
                   "With --all: write each lab's report to DIR/LAB.json")
       ->type_name("DIR");
@@ -69,6 +73,7 @@ int run_all_labs(RunOptions& options, Session& session, Io& io, const std::vecto
     io.out << "summary: the best variant of each lab (reference libraries aside) against its "
               "baseline and its limit (the reference library, else the copy roof)\n"
            << all_labs_summary(reports, style);
+    if (options.verbose) io.out << "\n" << report::render_phase_table(reports, style);
   }
   return code;
 }
@@ -85,6 +90,9 @@ int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std
   const auto report = execute_lab(options, session, io, argv);
   Io text = text_io(io, {options.json_path});
   print_report(report, options.format, text, options.all_findings);
+  if (options.verbose &&
+      (options.format == OutputFormat::text || options.format == OutputFormat::markdown))
+    text.out << report::phases_line(report);
   return save_outputs({report_file(options.json_path, report)}, io, exit_code_of(report));
 }
 

@@ -26,6 +26,7 @@ struct RunOptions {
   bool all_findings = false;    // show every finding, not the first three
   std::string diagnose_kernel;  // diagnosed whatever its share of the time (diagnose --kernel)
   bool all = false;
+  bool verbose = false;  // also where each lab's wall time went (Report::phases)
   std::string json_path;
   std::string json_dir;
   OutputFormat format = OutputFormat::text;

@@ -39,6 +39,20 @@ void pass_progress(const RunSettings& s, const std::string& what, int pass, int 
   if (pass == passes) std::cerr << "\n";
 }
 
+// Adds the wall time since `start` to the report's phase `name` (docs/report-schema.md), and
+// restarts the clock.
+void add_phase(report::Report& r, const char* name, std::chrono::steady_clock::time_point& start) {
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - start).count();
+  start = now;
+  for (auto& p : r.phases)
+    if (p.phase == name) {
+      p.seconds += seconds;
+      return;
+    }
+  r.phases.push_back({name, seconds});
+}
+
 // Launch counts after the lab's defaults are applied, and whether each launch waits for the
 // lab to prepare its inputs (traced labs: see LabRun::prepare). Kernel labs keep their timed
 // launches queued back to back.
@@ -122,6 +136,7 @@ bool check_and_time(Session& session, labs::LabRun& run, report::Report& r, repo
   // With --source, the checked launch loads the variant's modules while warp-stall sampling is
   // enabled (it sees only those), and the timed ones run with it disabled: enabled, it
   // serializes launches (the cuda-graphs lab's graph took 35% longer on an H100).
+  auto clock = std::chrono::steady_clock::now();
   session.resume_sampling();
   run.prepare(out.name);
   run.poison_outputs(stream);
@@ -139,11 +154,13 @@ bool check_and_time(Session& session, labs::LabRun& run, report::Report& r, repo
   out.check = run.check(out.name);
   if (out.check.status == report::CheckStatus::failed) out.status = report::VariantStatus::failed;
   session.pause_sampling();
+  add_phase(r, "checks", clock);
 
   out.timing = labs::time_launches([&](cudaStream_t s) { run.launch(out.name, s); }, stream,
                                    reps.warmup, reps.repeat, flusher,
                                    reps.prepared ? std::function<void()>([&] { run.prepare(out.name); })
                                                  : std::function<void()>());
+  add_phase(r, "timing", clock);
   const auto& work = r.work_of(out);
   if (work.bytes() > 0 && out.timing.median > 0) {
     out.effective_bandwidth = work.bytes() / out.timing.median;
@@ -351,6 +368,7 @@ void collect_variant_sources(Session& session, labs::LabRun& run, report::Report
 
 report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings& settings,
                        const std::vector<std::string>& argv) {
+  auto clock = std::chrono::steady_clock::now();
   const auto& spec = lab.spec();
   const auto variants = labs::select_variants(spec, settings.variants);
   const auto params = labs::resolve_params(spec, settings.size, settings.params);
@@ -397,10 +415,12 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
 
   stop_if_interrupted();
   progress(settings, fmt::format("{}: setting up", spec.name));
+  add_phase(r, "device", clock);
   auto run = lab.setup(params, settings.seed);
   // Setup may have copied inputs on the legacy default stream, with which our non-blocking
   // stream does not synchronize (a pageable copy can return before the data has landed).
   GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+  add_phase(r, "setup", clock);
   r.work = run->work();
   for (auto& w : run->warnings()) r.warnings.push_back(std::move(w));
 
@@ -433,15 +453,23 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
       graph_launched.insert(out.name);
   }
   set_speedups(r);
-  if (tracer) trace_variants(session, *tracer, *run, r, settings, stream);
+  clock = std::chrono::steady_clock::now();
+  if (tracer) {
+    trace_variants(session, *tracer, *run, r, settings, stream);
+    add_phase(r, "trace", clock);
+  }
   if (!spec.no_counters.empty()) {  // said in every report, warned of when counters were asked
     if (!metric_names.empty()) r.warnings.push_back("counters not collected: " + spec.no_counters);
     for (auto& v : r.variants) v.counters.note = spec.no_counters;
   } else if (!metric_names.empty()) {
     collect_counters(session, *run, r, metric_names, resolved, spec.traced, graph_launched, stream,
                      flusher);
+    add_phase(r, "counters", clock);
   }
-  if (settings.source) collect_variant_sources(session, *run, r, settings, spec.traced, stream);
+  if (settings.source) {
+    collect_variant_sources(session, *run, r, settings, spec.traced, stream);
+    add_phase(r, "source", clock);
+  }
   report::derive_all(r);
   report::summarize_timelines(r);
   return r;

@@ -148,6 +148,15 @@ struct LabInfo {
   std::string summary;
 };
 
+// Part of a lab run's wall time: "device" (the device's properties and roofs, measured once per
+// process, and CUPTI's loading), "setup" (the lab's inputs), "checks" (each variant's checked
+// launch and its comparison with the CPU reference, computed at the first), "timing", "trace",
+// "counters" (every replay pass), "source".
+struct PhaseTime {
+  std::string phase;
+  double seconds = 0;
+};
+
 struct Report {
   std::string schema = kSchema;
   ToolInfo tool;
@@ -160,6 +169,7 @@ struct Report {
   WorkModel work;
   std::vector<Variant> variants;
   std::vector<std::string> warnings;
+  std::vector<PhaseTime> phases;  // a lab run's: where its wall time went, in order
 
   const Variant* find_variant(const std::string& name) const;
   const Variant* baseline() const;

@@ -373,6 +373,11 @@ nlohmann::json to_json(const Report& report) {
   out["work"] = work_json(report.work);
   out["variants"] = std::move(variants);
   out["warnings"] = report.warnings;
+  if (!report.phases.empty()) {
+    auto& phases = out["phases"] = nlohmann::json::array();
+    for (const auto& p : report.phases)
+      phases.push_back({{"phase", p.phase}, {"seconds", p.seconds}});
+  }
   return out;
 }
 
@@ -426,6 +431,12 @@ Report from_json(const nlohmann::json& doc) {
   if (root.has("warnings")) root.each("warnings", [&](const Reader& w) {
     report.warnings.push_back(w.as_string());
   });
+  if (root.has("phases"))
+    root.each("phases", [&](const Reader& p) {
+      report.phases.push_back({p.str("phase"), p.num("seconds")});
+      if (!(report.phases.back().seconds >= 0))
+        Reader::fail(p.where() + ".seconds", "a phase cannot take negative time");
+    });
   return report;
 }
 

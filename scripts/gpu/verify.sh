@@ -12,7 +12,8 @@
 #   registry (every lab of the registry at small odd sizes, tests/gpu/lab_registry_test.cpp),
 #   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
 #   overhead, ncu-apps (the test programs' counters against ncu's, for each replay mode), run-all
-#   (`run --all --diagnose` reports of every lab, for the HTML report), torch-nvtx
+#   (`run --all --diagnose --verbose` reports of every lab, for the HTML report, and where each
+#   lab's time went), torch-nvtx
 #   (scripts/torch_nvtx.py profiled with --nvtx-include: the ranges of its profiled launches),
 #   profile-source (`gpulab profile --source` on a test program, its time against ncu's source
 #   sections, and on scripts/torch_demo.py).
@@ -193,8 +194,9 @@ if wants run-all && enough 120 "run --all"; then
   step "gpulab run --all --diagnose (every lab's report)"
   start=$(ms)
   mkdir -p "$reports/all"
-  timeout "$(upto 300)" $bin run --all --diagnose --json-dir "$reports/all" >"$logs/run_all.txt" 2>&1
+  timeout "$(upto 300)" $bin run --all --diagnose --verbose --json-dir "$reports/all" \
+      >"$logs/run_all.txt" 2>&1
   rc=$?
-  tail -25 "$logs/run_all.txt"
+  tail -45 "$logs/run_all.txt"
   note "run --all: exit $rc in $(( ($(ms) - start) / 1000 )) s, $(ls "$reports/all" | wc -l) reports"
 fi
