@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -158,10 +159,17 @@ int run_profile(const ProfileOptions& options, Session& session, Io& io,
   const report::InjectionConfig config = injection_config(plan, options, folder.path());
   // The same library for the driver and for NVTX (inject/nvtx_ranges.hpp).
   const std::string library = injection_library();
-  const ProgramEnd end = run_program(
-      options.command, {{"CUDA_INJECTION64_PATH", library},
-                        {"NVTX_INJECTION64_PATH", library},
-                        {report::kInjectionConfigVariable, report::to_json_text(config)}});
+  std::map<std::string, std::string> environment{
+      {"CUDA_INJECTION64_PATH", library},
+      {"NVTX_INJECTION64_PATH", library},
+      {report::kInjectionConfigVariable, report::to_json_text(config)}};
+  // --source: CUPTI samples only the modules that load while sampling is enabled, which it is
+  // from each context's creation to the first counters (inject/source_replay.cpp); eager loading
+  // loads a program's own modules then, not at each kernel's first launch. A choice the program's
+  // environment already makes is kept.
+  if (plan.source && !std::getenv("CUDA_MODULE_LOADING"))
+    environment["CUDA_MODULE_LOADING"] = "EAGER";
+  const ProgramEnd end = run_program(options.command, environment);
 
   report::ProgramInfo program;
   program.argv = options.command;

@@ -32,6 +32,7 @@ cupti::RangeProfiler& Injection::profiler_for(CUcontext context) {
 
 // Called with profile_mutex_ held and `context` current (the launch's).
 void Injection::open_session(CUcontext context) {
+  if (sampler_) sampler_->pause();  // --source: the range profiler runs with sampling off
   // Another process of the program may be profiling on this GPU: wait for its session to end.
   if (CUdevice device = 0; cuCtxGetDevice(&device) == CUDA_SUCCESS) {
     std::string why;

@@ -20,8 +20,10 @@
 namespace gpulab::inject {
 
 // At the context's creation, before any of its modules loads: CUPTI attributes samples only to
-// modules loaded after sampling was first enabled (seen on the H100, CUPTI 13.0). Paused at once:
-// the range profiler cannot run while it is enabled.
+// the modules that load while sampling is enabled (seen on the H100, CUPTI 13.0), and gpulab
+// profile --source has the program load its modules eagerly, with the context. Enabled, it
+// serializes the program's launches and the range profiler cannot be set up: the first session
+// pauses it (open_session), and from then on it runs only in the sampled replays.
 void Injection::start_sampling(CUcontext context) {
   if (sampler_ || !sampling_unavailable_.empty()) return;
   if (cuCtxPushCurrent(context) != CUDA_SUCCESS) {
@@ -30,7 +32,6 @@ void Injection::start_sampling(CUcontext context) {
   }
   try {
     sampler_ = std::make_unique<cupti::PcSampler>();
-    sampler_->pause();
   } catch (const std::exception& e) {
     sampling_unavailable_ = e.what();
   }

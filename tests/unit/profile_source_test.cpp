@@ -141,6 +141,18 @@ TEST(ProfileSource, FunctionsWithoutRecordedSourcesAreNamedInWhatWasLeftOut) {
       << out.text;
 }
 
+// CUPTI samples the modules that load while sampling is on, from the context's creation: with
+// --source the program loads its modules eagerly, unless its environment says otherwise.
+TEST(ProfileSource, TheProgramLoadsItsModulesEagerlyUnlessItSaysOtherwise) {
+  test::TempFolder folder;
+  const std::string print = " -- /bin/sh -c 'echo \"loading=$CUDA_MODULE_LOADING\"' 2>&1";
+  const std::string gpulab = "env -u CUDA_MODULE_LOADING TMPDIR=" + folder.path + " " + kBinary;
+  EXPECT_EQ(sh(gpulab + " profile --source" + print).text.rfind("loading=EAGER\n", 0), 0u);
+  EXPECT_EQ(sh(gpulab + " profile" + print).text.rfind("loading=\n", 0), 0u);
+  const std::string lazy = "env CUDA_MODULE_LOADING=LAZY TMPDIR=" + folder.path + " " + kBinary;
+  EXPECT_EQ(sh(lazy + " profile --source" + print).text.rfind("loading=LAZY\n", 0), 0u);
+}
+
 report::KernelSource two_instructions() {
   report::KernelSource s;
   s.function = "_Z1kPf";
