@@ -42,7 +42,7 @@ int run_report(const ReportOptions& options, const std::vector<std::string>& arg
   std::vector<report::Report> reports;
   for (const auto& f : options.files) {
     reports.push_back(report::load_report(f));
-    if (!outputs) continue;
+    if (options.html_path.empty()) continue;  // a trace shows no diagnosis
     // The page shows every kernel's decision path: walk the tree where the report has none.
     if (!report::has_diagnosis(reports.back())) diagnose_into(reports.back(), report::Thresholds());
   }

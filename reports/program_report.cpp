@@ -243,12 +243,13 @@ void note_left_out(ProgramInfo& program, const RecordSet& records, std::int64_t 
   const std::int64_t skipped = std::min(program.launch_skip, unprofiled);
   const std::int64_t past_count = unprofiled - skipped;
   auto& out = program.left_out;
-  if (unmatched > 0)
-    out.push_back(
-        fmt::format("{} launches of {} functions were not selected{}: timed, not "
-                    "profiled",
-                    unmatched, unmatched_functions.size(),
-                    selection(program).empty() ? "" : " by " + selection(program)));
+  if (unmatched > 0) {
+    const std::string chosen_by = selection(program);
+    out.push_back(fmt::format(
+        "{} launches of {} functions were not selected{}: timed, not "
+        "profiled",
+        unmatched, unmatched_functions.size(), chosen_by.empty() ? "" : " by " + chosen_by));
+  }
   if (skipped > 0)
     out.push_back(
         fmt::format("the first {} matching launches were skipped (--launch-skip): "
