@@ -1,7 +1,5 @@
 #include "cupti/kernel_source.hpp"
 
-#include <algorithm>
-
 namespace gpulab::cupti {
 
 std::optional<report::KernelSource> kernel_source(

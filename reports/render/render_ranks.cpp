@@ -139,7 +139,9 @@ std::string render_rank_comparison(const RankComparison& c, const Style& style) 
       r.push_back(change_cell(seconds_at(pairs[i].before, k), seconds_at(pairs[i].after, k)));
     table.add_row(std::move(r));
   }
-  return shown(ranks_line(c.after), style) + ", two runs\n" + table.render() +
+  const bool markdown = style.table == TableStyle::markdown;
+  return shown(ranks_line(c.after), style) + ", two runs\n" + (markdown ? "\n" : "") +
+         (markdown ? table.render_markdown() : table.render()) +
          "(GPU time per rank, the first run's → the second's)\n";
 }
 

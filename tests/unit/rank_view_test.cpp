@@ -215,6 +215,11 @@ TEST(RankView, TwoRunsOfAJobAreComparedRankByRank) {
       << "the function rank 1 did not run in the first run:\n"
       << text;
 
+  Style markdown;
+  markdown.table = TableStyle::markdown;
+  EXPECT_NE(render_rank_comparison(c, markdown).find("\n| function "), std::string::npos)
+      << render_rank_comparison(c, markdown);
+
   const auto json = rank_comparison_json(c);
   EXPECT_EQ(json["ranks"].size(), 2u);
   const auto& heaviest = json["functions"][1];
