@@ -28,6 +28,7 @@ CommandLine::CommandLine()
   list_cmd = add_list(app, list);
   info_cmd = add_info(app, info);
   run_cmd = add_run(app, run);
+  sweep_cmd = add_sweep(app, sweep);
   diagnose_cmd = add_diagnose(app, diagnose);
   compare_cmd = add_compare(app, compare);
   selftest_cmd = add_selftest(app, selftest);
@@ -191,6 +192,7 @@ int dispatch(const std::vector<std::string>& given, Session& session, Io& io, bo
     if (cli.list_cmd->parsed()) return run_list(cli.list, io);
     if (cli.info_cmd->parsed()) return run_info(cli.info, session, io);
     if (cli.run_cmd->parsed()) return run_run(cli.run, session, io, args);
+    if (cli.sweep_cmd->parsed()) return run_sweep(cli.sweep, session, io, args);
     if (cli.compare_cmd->parsed()) return run_compare(cli.compare, io);
     if (cli.diagnose_cmd->parsed()) return run_diagnose(cli.diagnose, session, io, args);
     if (cli.selftest_cmd->parsed()) return run_selftest(cli.selftest, session, io);

@@ -27,9 +27,10 @@ std::string thresholds_text() {
 }
 
 // The options that only shape a lab run: a saved report is diagnosed without one.
-const std::vector<std::string> kRunOnly = {"--size",   "--param",         "--repeat",
-                                           "--warmup", "--cold",          "--metrics",
-                                           "--replay-mode", "--cache-control", "--seed"};
+const std::vector<std::string> kRunOnly = {
+    "--size",        "--param",         "--repeat",  "--warmup", "--max-noise",
+    "--min-samples", "--min-time",      "--timeout", "--cold",   "--metrics",
+    "--replay-mode", "--cache-control", "--seed"};
 
 void refuse_all_given(const CLI::App& cmd, const std::string& except) {
   for (const auto* opt : cmd.get_options())

@@ -18,6 +18,7 @@ struct CommandLine {
   ListOptions list;
   InfoOptions info;
   RunOptions run;
+  SweepOptions sweep;
   CompareOptions compare;
   DiagnoseOptions diagnose;
   SelftestOptions selftest;
@@ -29,6 +30,7 @@ struct CommandLine {
   CLI::App* list_cmd;
   CLI::App* info_cmd;
   CLI::App* run_cmd;
+  CLI::App* sweep_cmd;
   CLI::App* compare_cmd;
   CLI::App* diagnose_cmd;
   CLI::App* selftest_cmd;

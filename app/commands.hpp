@@ -43,6 +43,16 @@ int run_info(const InfoOptions& options, Session& session, Io& io);
 CLI::App* add_run(CLI::App& root, RunOptions& options);
 int run_run(RunOptions& options, Session& session, Io& io, const std::vector<std::string>& argv);
 
+struct SweepOptions {
+  RunOptions run;  // the lab and the options of each point's run (run.command: sweep)
+  std::vector<std::string> axes;  // NAME=VALUES (app/sweep_axes.hpp)
+  bool zip = false;
+  bool yes = false;  // more than kMaxPointsWithoutYes points
+};
+CLI::App* add_sweep(CLI::App& root, SweepOptions& options);
+int run_sweep(SweepOptions& options, Session& session, Io& io,
+              const std::vector<std::string>& argv);
+
 struct DiagnoseOptions {
   RunOptions run;           // when a lab is given: run it first (run.command: diagnose)
   std::string report_path;  // otherwise: diagnose this saved report

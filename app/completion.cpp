@@ -148,7 +148,8 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, bool 
     if (opt && takes_value(*opt)) return value_candidates(command, *opt, words, *sub);
   }
   std::vector<std::string> out = option_names(*sub);
-  if ((command == "run" || command == "diagnose") && positional_lab(words, *sub).empty()) {
+  if ((command == "run" || command == "diagnose" || command == "sweep") &&
+      positional_lab(words, *sub).empty()) {
     const auto labs = lab_names();
     out.insert(out.end(), labs.begin(), labs.end());
   }

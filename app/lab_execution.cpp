@@ -46,6 +46,23 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
                   "Untimed launches before timing (default: 5, or the "
                   "lab's own)")
       ->check(integer_in(0, 10000));
+  cmd->add_option("--max-noise", options.max_noise_percent,
+                  "Adaptive timing: time each variant until the relative standard deviation of "
+                  "its samples is below PCT percent (nvbench's rule; docs/measurement.md)")
+      ->type_name("PCT")
+      ->check(number_in(0.001, 100));
+  cmd->add_option("--min-samples", options.min_samples,
+                  "Adaptive timing: at least N timed launches (default: 10)")
+      ->check(integer_in(2, 1000000));
+  cmd->add_option("--min-time", options.min_time_seconds,
+                  "Adaptive timing: at least S seconds of GPU time in the samples (default: 0.5)")
+      ->type_name("S")
+      ->check(number_in(0, 3600));
+  cmd->add_option("--timeout", options.timeout_seconds,
+                  "Adaptive timing: stop after S seconds of timing a variant, quiet or not "
+                  "(default: 15)")
+      ->type_name("S")
+      ->check(number_in(0.001, 3600));
   cmd->add_flag("--cold", s.cold, "Flush L2 before every timed launch");
   s.metrics.clear();  // unset: decided by app/metric_choice.hpp
   cmd->add_option("--metrics,-m", s.metrics,
@@ -83,6 +100,24 @@ void add_lab_options(CLI::App* cmd, RunOptions& options) {
   add_format_option(*cmd, options.format);
 }
 
+std::optional<report::NoiseRule> timing_rule(const RunOptions& options, bool by_default) {
+  const bool adaptive = by_default || options.max_noise_percent.has_value();
+  if (!adaptive) {
+    refuse_given(*options.command, {"--min-samples", "--min-time", "--timeout"},
+                 options.command->get_name(), "it shapes adaptive timing: add --max-noise PCT");
+    return std::nullopt;
+  }
+  refuse_given(*options.command, {"--repeat"}, options.command->get_name(),
+               "adaptive timing decides how many launches to time: leave out --repeat, or "
+               "--max-noise and the options that shape it");
+  report::NoiseRule rule;
+  if (options.max_noise_percent) rule.max_noise = *options.max_noise_percent / 100;
+  if (options.min_samples) rule.min_samples = *options.min_samples;
+  if (options.min_time_seconds) rule.min_seconds = *options.min_time_seconds;
+  if (options.timeout_seconds) rule.timeout_seconds = *options.timeout_seconds;
+  return rule;
+}
+
 report::Thresholds parse_thresholds(const std::vector<std::string>& assignments) {
   report::Thresholds thresholds;
   for (const auto& a : assignments) thresholds.set_from_text(a);
@@ -107,20 +142,26 @@ void diagnose_into(report::Report& report, const report::Thresholds& thresholds,
                      f.labs.end());
 }
 
-report::Report execute_lab(const RunOptions& options, Session& session, Io& io,
-                           const std::vector<std::string>& argv) {
-  // Validate everything that can be validated before the GPU is touched.
-  const auto& lab = labs::lab_or_throw(options.lab);
+RunSettings lab_settings(const RunOptions& options) {
   RunSettings settings = options.settings;
   for (const auto& p : options.params) {
     const auto [name, value] = parse_param(p);
     settings.params[name] = value;
   }
-  const auto thresholds = parse_thresholds(options.thresholds);
   settings.diagnosed = options.diagnose;  // the counters it needs: app/metric_choice.hpp
-  if (!options.json_path.empty()) check_output(options.json_path);
+  if (!settings.until_quiet) settings.until_quiet = timing_rule(options, false);
   if (settings.embed_source && !settings.source)
     throw UsageError("--embed-source copies the files --source collects lines of: add --source");
+  return settings;
+}
+
+report::Report execute_lab(const RunOptions& options, Session& session, Io& io,
+                           const std::vector<std::string>& argv) {
+  // Validate everything that can be validated before the GPU is touched.
+  const auto& lab = labs::lab_or_throw(options.lab);
+  RunSettings settings = lab_settings(options);
+  const auto thresholds = parse_thresholds(options.thresholds);
+  if (!options.json_path.empty()) check_output(options.json_path);
   settings.progress = io.progress;
 
   std::vector<std::string> full_argv{"gpulab"};

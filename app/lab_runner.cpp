@@ -60,6 +60,7 @@ struct Repetitions {
   int warmup;
   int repeat;
   bool prepared;
+  std::optional<report::NoiseRule> until_quiet;  // adaptive timing instead of `repeat`
 };
 
 // The kernels a variant declares, with their static attributes and the function's mangled
@@ -156,10 +157,13 @@ bool check_and_time(Session& session, labs::LabRun& run, report::Report& r, repo
   session.pause_sampling();
   add_phase(r, "checks", clock);
 
-  out.timing = labs::time_launches([&](cudaStream_t s) { run.launch(out.name, s); }, stream,
-                                   reps.warmup, reps.repeat, flusher,
-                                   reps.prepared ? std::function<void()>([&] { run.prepare(out.name); })
-                                                 : std::function<void()>());
+  const auto launch = [&](cudaStream_t s) { run.launch(out.name, s); };
+  const auto prepare = reps.prepared ? std::function<void()>([&] { run.prepare(out.name); })
+                                     : std::function<void()>();
+  out.timing =
+      reps.until_quiet
+          ? labs::time_until_quiet(launch, stream, reps.warmup, *reps.until_quiet, flusher, prepare)
+          : labs::time_launches(launch, stream, reps.warmup, reps.repeat, flusher, prepare);
   add_phase(r, "timing", clock);
   const auto& work = r.work_of(out);
   if (work.bytes() > 0 && out.timing.median > 0) {
@@ -380,7 +384,8 @@ report::Report run_lab(Session& session, const labs::Lab& lab, const RunSettings
                      "cannot flush caches between its passes");
   const auto metric_names = report::metrics::resolve("--metrics", resolved.metrics);
   const Repetitions reps{settings.warmup.value_or(spec.default_warmup),
-                         settings.repeat.value_or(spec.default_repeat), spec.traced};
+                         settings.repeat.value_or(spec.default_repeat), spec.traced,
+                         settings.until_quiet};
 
   report::Report r;
   r.tool.version = kVersion;

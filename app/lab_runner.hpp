@@ -10,6 +10,7 @@
 #include "app/lab_replay.hpp"
 #include "app/session.hpp"
 #include "labs/harness/lab.hpp"
+#include "reports/noise_stop.hpp"
 #include "reports/report_fwd.hpp"
 
 namespace gpulab::app {
@@ -20,6 +21,8 @@ struct RunSettings {
   std::map<std::string, std::int64_t> params;
   std::optional<int> warmup;  // unset: the lab's default (LabSpec::default_warmup)
   std::optional<int> repeat;  // unset: the lab's default (LabSpec::default_repeat)
+  // Set: adaptive timing (labs::time_until_quiet) instead of `repeat` timed launches.
+  std::optional<report::NoiseRule> until_quiet;
   bool cold = false;
   std::string metrics;     // unset: app/metric_choice.hpp decides
   bool diagnosed = false;  // the report will be diagnosed (unset metrics: the full set)
@@ -36,7 +39,8 @@ struct RunSettings {
 
 // Validates the settings against the lab first (UsageError before any GPU work), then:
 //  1. per variant: poison outputs, launch once, check against the CPU reference;
-//  2. per variant: time with CUDA events (warm-up, then `repeat` timed launches);
+//  2. per variant: time with CUDA events (warm-up, then `repeat` timed launches, or as many as
+//     adaptive timing's rule takes);
 //  3. traced labs: per variant, one more launch recorded by the activity tracer;
 //  4. counters for every variant, after all timing is done (counters perturb timing, and
 //     timing must not perturb counters): see profile_variant in lab_runner.cpp;

@@ -40,7 +40,7 @@ const std::vector<Setting>& settings() {
       {"metrics", {"--metrics", "-m"}, {"run", "diagnose"}, "metric set or list"},
       {"format",
        {"--format", "-f"},
-       {"run", "diagnose", "compare", "list", "info"},
+       {"run", "diagnose", "sweep", "compare", "list", "info"},
        "output format, on the commands that have it (text, json, markdown, csv)"},
       {"output", {"--json"}, {"run", "diagnose"}, "folder where every report is also saved"},
   };

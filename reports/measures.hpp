@@ -38,16 +38,24 @@ struct Check {
   std::string message;           // why it failed or was skipped; first mismatch
 };
 
+// What ended a timing: its fixed count of launches (--repeat), or adaptive timing's stopping
+// rule (--max-noise, reports/noise_stop.hpp): the samples' noise fell below the target, or the
+// timeout came first.
+enum class TimingStop { count, noise, timeout };
+
 struct TimingStats {
   int warmup = 0;
-  int repeat = 0;
-  bool cold_l2 = false;         // L2 flushed before every timed repetition
-  std::vector<double> samples;  // seconds, in measurement order
+  int repeat = 0;        // timed launches, every one of them in the statistics below
+  bool cold_l2 = false;  // L2 flushed before every timed repetition
+  // Seconds, in measurement order: all of them up to kKeptSamples (reports/statistics.hpp),
+  // else that many, evenly spaced.
+  std::vector<double> samples;
   double median = 0;
   double min = 0;
   double max = 0;
   double mean = 0;
   double stddev = 0;
+  TimingStop stopped = TimingStop::count;
 };
 
 struct StaticAttributes {
@@ -68,7 +76,9 @@ struct StaticAttributes {
 
 const char* to_string(Role role);
 const char* to_string(CheckStatus status);
+const char* to_string(TimingStop stop);
 std::optional<Role> role_from_string(const std::string& s);
 std::optional<CheckStatus> check_status_from_string(const std::string& s);
+std::optional<TimingStop> timing_stop_from_string(const std::string& s);
 
 }  // namespace gpulab::report

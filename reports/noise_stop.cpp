@@ -1,6 +1,8 @@
 #include "reports/noise_stop.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace gpulab::report {
 
@@ -31,6 +33,25 @@ StopReason NoiseStop::add(double seconds, double elapsed_seconds) {
 double NoiseStop::relative_noise() const {
   if (n_ < 2 || mean_ <= 0) return 0;
   return std::sqrt(m2_ / static_cast<double>(n_ - 1)) / mean_;
+}
+
+QuietSamples sample_until_quiet(const NoiseRule& rule,
+                                const std::function<std::vector<double>(int)>& time_batch,
+                                const std::function<double()>& elapsed) {
+  NoiseStop stop(rule);
+  QuietSamples out;
+  int batch = static_cast<int>(std::clamp<std::int64_t>(rule.min_samples, 2, kMaxBatch));
+  while (true) {
+    const std::vector<double> samples = time_batch(batch);
+    if (samples.empty()) throw std::logic_error("adaptive timing: a batch gave no samples");
+    const double now = elapsed();
+    for (double s : samples) {
+      out.samples.push_back(s);
+      out.stopped = stop.add(s, now);
+      if (out.stopped != StopReason::not_yet) return out;
+    }
+    batch = std::min(2 * batch, kMaxBatch);
+  }
 }
 
 }  // namespace gpulab::report

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 namespace gpulab::report {
 
@@ -38,5 +40,20 @@ class NoiseStop {
   std::int64_t n_ = 0;
   double mean_ = 0, m2_ = 0, sum_ = 0;
 };
+
+// Adaptive timing's loop. Asks `time_batch(n)` for n more samples (seconds, in measurement
+// order) and gives them to the rule one at a time until it stops; `elapsed()` is the wall time
+// since timing began. Each launch of a batch is queued before the batch is read, so a batch is
+// one synchronization: the first holds the rule's minimum of samples (at least 2), each next
+// one twice the last, up to kMaxBatch. The samples of a batch after the one the rule stopped at
+// are dropped: the rule, replayed on what is returned, stops at its last sample.
+inline constexpr int kMaxBatch = 1024;
+struct QuietSamples {
+  std::vector<double> samples;
+  StopReason stopped = StopReason::not_yet;  // noise or timeout once returned
+};
+QuietSamples sample_until_quiet(const NoiseRule& rule,
+                                const std::function<std::vector<double>(int)>& time_batch,
+                                const std::function<double()>& elapsed);
 
 }  // namespace gpulab::report

@@ -41,17 +41,22 @@ std::optional<Enum> lookup(const char* const (&names)[N], const std::string& s) 
 }
 const char* const kRoles[] = {"baseline", "optimized", "reference", "function"};
 const char* const kCheckStatuses[] = {"passed", "failed", "skipped"};
+const char* const kTimingStops[] = {"count", "noise", "timeout"};
 const char* const kVariantStatuses[] = {"ok", "failed", "skipped"};
 const char* const kActivityKinds[] = {"kernel", "copy", "memset", "migration"};
 }  // namespace
 
 const char* to_string(Role role) { return kRoles[static_cast<int>(role)]; }
 const char* to_string(CheckStatus status) { return kCheckStatuses[static_cast<int>(status)]; }
+const char* to_string(TimingStop stop) { return kTimingStops[static_cast<int>(stop)]; }
 const char* to_string(VariantStatus status) { return kVariantStatuses[static_cast<int>(status)]; }
 
 std::optional<Role> role_from_string(const std::string& s) { return lookup<Role>(kRoles, s); }
 std::optional<CheckStatus> check_status_from_string(const std::string& s) {
   return lookup<CheckStatus>(kCheckStatuses, s);
+}
+std::optional<TimingStop> timing_stop_from_string(const std::string& s) {
+  return lookup<TimingStop>(kTimingStops, s);
 }
 std::optional<VariantStatus> variant_status_from_string(const std::string& s) {
   return lookup<VariantStatus>(kVariantStatuses, s);

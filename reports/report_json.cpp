@@ -81,6 +81,8 @@ json variant_json(const Variant& v, bool as_columns) {
   else
     out["kernels"] = std::move(kernels);
   if (v.work) out["work"] = work_json(*v.work);
+  // Written only for adaptive timing: a fixed count's reports read as they always have.
+  if (t.stopped != TimingStop::count) out["timing"]["stopped"] = to_string(t.stopped);
   if (v.timeline) out["timeline"] = timeline_json(*v.timeline);
   if (has_diagnosis(v)) out["principal"] = principal_json(variant_principal(v));
   if (v.totals) {
@@ -214,6 +216,9 @@ Variant read_variant(const Reader& r) {
   v.timing.warmup = static_cast<int>(t.integer_or("warmup", 0));
   v.timing.repeat = static_cast<int>(t.integer_or("repeat", 0));
   v.timing.cold_l2 = t.boolean_or("cold_l2", false);
+  if (t.has("stopped"))
+    v.timing.stopped =
+        parse_enum<TimingStop>(t, "stopped", timing_stop_from_string, "count, noise, timeout");
   v.timing.median = t.amount("median");
   v.timing.min = t.amount_or("min", v.timing.median);
   v.timing.max = t.amount_or("max", v.timing.median);

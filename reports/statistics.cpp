@@ -11,7 +11,13 @@ TimingStats summarize(std::vector<double> samples, int warmup, bool cold_l2) {
   t.warmup = warmup;
   t.repeat = static_cast<int>(samples.size());
   t.cold_l2 = cold_l2;
-  t.samples = samples;
+  if (samples.size() <= kKeptSamples) {
+    t.samples = samples;
+  } else {
+    t.samples.reserve(kKeptSamples);
+    for (std::size_t i = 0; i < kKeptSamples; ++i)
+      t.samples.push_back(samples[i * samples.size() / kKeptSamples]);
+  }
   if (samples.empty()) return t;
 
   std::sort(samples.begin(), samples.end());

@@ -1,5 +1,6 @@
 #include "labs/harness/harness.hpp"
 
+#include <chrono>
 #include <vector>
 
 #include <fmt/format.h>
@@ -44,32 +45,82 @@ void L2Flusher::flush(cudaStream_t stream) {
   GPULAB_CUDA_CHECK_LAUNCH();
 }
 
+namespace {
+
+// Queues `count` timed launches, each between a pair of CUDA events (after prepare() and an L2
+// flush where given, both outside the events), then waits for them and returns their durations.
+class TimedBatch {
+ public:
+  TimedBatch(const std::function<void(cudaStream_t)>& launch, cudaStream_t stream,
+             L2Flusher* flusher, const std::function<void()>& prepare)
+      : launch_(launch), stream_(stream), flusher_(flusher), prepare_(prepare) {}
+
+  void prepare_next() const {
+    if (!prepare_) return;
+    GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    prepare_();
+  }
+
+  void warm_up(int count) const {
+    for (int i = 0; i < count; ++i) {
+      prepare_next();
+      launch_(stream_);
+    }
+    GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  std::vector<double> time(int count) {
+    // Events are kept from batch to batch: a batch of adaptive timing reuses the last's.
+    if (starts_.size() < static_cast<std::size_t>(count)) {
+      starts_.resize(count);
+      stops_.resize(count);
+    }
+    for (int i = 0; i < count; ++i) {
+      prepare_next();
+      if (flusher_) flusher_->flush(stream_);
+      starts_[i].record(stream_);
+      launch_(stream_);
+      stops_[i].record(stream_);
+    }
+    std::vector<double> samples;
+    samples.reserve(count);
+    for (int i = 0; i < count; ++i) samples.push_back(stops_[i].seconds_since(starts_[i]));
+    return samples;
+  }
+
+ private:
+  const std::function<void(cudaStream_t)>& launch_;
+  cudaStream_t stream_;
+  L2Flusher* flusher_;
+  const std::function<void()>& prepare_;
+  std::vector<CudaEvent> starts_, stops_;
+};
+
+}  // namespace
+
 report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launch,
                                   cudaStream_t stream, int warmup, int repeat, L2Flusher* flusher,
                                   const std::function<void()>& prepare) {
-  const auto prepare_next = [&] {
-    if (!prepare) return;
-    GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    prepare();
-  };
-  for (int i = 0; i < warmup; ++i) {
-    prepare_next();
-    launch(stream);
-  }
-  GPULAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  TimedBatch batch(launch, stream, flusher, prepare);
+  batch.warm_up(warmup);
+  return report::summarize(batch.time(repeat), warmup, flusher != nullptr);
+}
 
-  std::vector<CudaEvent> starts(repeat), stops(repeat);
-  for (int i = 0; i < repeat; ++i) {
-    prepare_next();
-    if (flusher) flusher->flush(stream);
-    starts[i].record(stream);
-    launch(stream);
-    stops[i].record(stream);
-  }
-  std::vector<double> samples;
-  samples.reserve(repeat);
-  for (int i = 0; i < repeat; ++i) samples.push_back(stops[i].seconds_since(starts[i]));
-  return report::summarize(std::move(samples), warmup, flusher != nullptr);
+report::TimingStats time_until_quiet(const std::function<void(cudaStream_t)>& launch,
+                                     cudaStream_t stream, int warmup, const report::NoiseRule& rule,
+                                     L2Flusher* flusher, const std::function<void()>& prepare) {
+  TimedBatch batch(launch, stream, flusher, prepare);
+  batch.warm_up(warmup);
+  const auto began = std::chrono::steady_clock::now();
+  auto quiet = report::sample_until_quiet(
+      rule, [&](int count) { return batch.time(count); },
+      [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      });
+  auto stats = report::summarize(std::move(quiet.samples), warmup, flusher != nullptr);
+  stats.stopped = quiet.stopped == report::StopReason::noise ? report::TimingStop::noise
+                                                             : report::TimingStop::timeout;
+  return stats;
 }
 
 report::Check check_result(const float* result, const std::vector<float>& ref, Tolerance tol) {

@@ -13,6 +13,7 @@
 #include "labs/harness/device_buffer.hpp"
 #include "labs/harness/lab.hpp"
 #include "reports/measures.hpp"
+#include "reports/noise_stop.hpp"
 
 namespace gpulab::labs {
 
@@ -37,6 +38,14 @@ class L2Flusher {
 report::TimingStats time_launches(const std::function<void(cudaStream_t)>& launch,
                                   cudaStream_t stream, int warmup, int repeat, L2Flusher* flusher,
                                   const std::function<void()>& prepare = {});
+
+// Times `launch` as time_launches does, but until adaptive timing's rule stops
+// (reports/noise_stop.hpp): batches of launches queued back to back (each after prepare() where
+// given), read after each batch, until the samples' relative noise is below the rule's target
+// or its timeout has passed since the warm-up ended. Records which of the two it was.
+report::TimingStats time_until_quiet(const std::function<void(cudaStream_t)>& launch,
+                                     cudaStream_t stream, int warmup, const report::NoiseRule& rule,
+                                     L2Flusher* flusher, const std::function<void()>& prepare = {});
 
 // Fills `bytes` bytes with 0xFF: as float, a NaN that no correct kernel writes.
 void poison(void* ptr, std::size_t bytes, cudaStream_t stream);

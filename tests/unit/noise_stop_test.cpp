@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
@@ -64,6 +68,87 @@ TEST(NoiseStop, ANoisyKernelStopsOnTheTimeoutAndSaysSo) {
   EXPECT_GT(stop.relative_noise(), 0.05);
   EXPECT_STREQ(to_string(last), "timeout");
   EXPECT_STREQ(to_string(StopReason::noise), "noise");
+}
+
+// A stand-in for the GPU: hands out a recorded run's samples, cycling, and counts what the loop
+// asked for.
+struct RecordedBatches {
+  std::vector<double> recorded;
+  std::vector<int> asked;
+  std::size_t next = 0;
+  std::vector<double> operator()(int count) {
+    asked.push_back(count);
+    std::vector<double> out;
+    for (int i = 0; i < count; ++i) out.push_back(recorded[next++ % recorded.size()]);
+    return out;
+  }
+};
+
+TEST(SampleUntilQuiet, BatchesDoubleFromTheMinimumAndTheRuleReplayedStopsAtTheLastSample) {
+  // async-copy/sync-tiles (0.14% noise, 1.16 ms a sample): 0.1 s of GPU time takes 87 samples.
+  const Report r = load_report(kFixtures + "async-copy.json");
+  RecordedBatches batches{samples_of(r, "sync-tiles")};
+  const NoiseRule rule{0.005, 10, 0.1, 15};
+  const auto quiet = sample_until_quiet(
+      rule, [&](int n) { return batches(n); }, [] { return 0.0; });
+  EXPECT_EQ(quiet.stopped, StopReason::noise);
+  EXPECT_EQ(batches.asked, (std::vector<int>{10, 20, 40, 80})) << "10 + 20 + 40 < 87 <= 150";
+  ASSERT_GT(quiet.samples.size(), 70u);
+  EXPECT_LT(quiet.samples.size(), 150u) << "the last batch's samples after the stop are dropped";
+
+  NoiseStop replay(rule);
+  for (std::size_t i = 0; i < quiet.samples.size(); ++i)
+    EXPECT_EQ(replay.add(quiet.samples[i], 0),
+              i + 1 == quiet.samples.size() ? StopReason::noise : StopReason::not_yet)
+        << "sample " << i;
+}
+
+TEST(SampleUntilQuiet, ANoisyKernelEndsAtTheTimeoutWithBatchesCappedAtTheMaximum) {
+  // cuda-graphs/stream-launches: 18.6% noise, never below 0.5%.
+  const Report r = load_report(kFixtures + "cuda-graphs.json");
+  RecordedBatches batches{samples_of(r, "stream-launches")};
+  double now = 0;
+  const auto quiet = sample_until_quiet(
+      NoiseRule{0.005, 10, 0, 20}, [&](int n) { return batches(n); },
+      [&] { return now += 1; });  // each batch takes a second of wall time
+  EXPECT_EQ(quiet.stopped, StopReason::timeout);
+  ASSERT_EQ(batches.asked.size(), 20u) << "the timeout is seen after the 20th batch";
+  EXPECT_EQ(batches.asked.back(), kMaxBatch);
+  EXPECT_EQ(batches.asked[7], kMaxBatch) << "640 doubled is capped";
+  EXPECT_EQ(quiet.samples.size(), 10u + 20 + 40 + 80 + 160 + 320 + 640 + 1024 * 12 + 1)
+      << "the timeout stops at the first sample of the batch that saw it";
+}
+
+TEST(SampleUntilQuiet, AMinimumBelowTwoStillTakesTwoSamplesAndAnEmptyBatchIsAnError) {
+  RecordedBatches batches{{1e-3, 1e-3}};
+  const auto quiet = sample_until_quiet(
+      NoiseRule{0.005, 1, 0, 15}, [&](int n) { return batches(n); }, [] { return 0.0; });
+  EXPECT_EQ(batches.asked.front(), 2);
+  EXPECT_EQ(quiet.stopped, StopReason::noise);
+  EXPECT_THROW(sample_until_quiet(
+                   NoiseRule{}, [](int) { return std::vector<double>{}; }, [] { return 0.0; }),
+               std::logic_error);
+}
+
+TEST(AdaptiveTimingInReports, TheStopIsWrittenOnlyForAdaptiveTimingAndReadBack) {
+  Report r = load_report(kFixtures + "async-copy.json");
+  EXPECT_FALSE(to_json(r)["variants"][0]["timing"].contains("stopped"))
+      << "a fixed count's report reads as it always has";
+  r.variants[0].timing.stopped = TimingStop::timeout;
+  const auto text = to_json(r).dump();
+  EXPECT_EQ(to_json(r)["variants"][0]["timing"]["stopped"], "timeout");
+  const Report back = from_json(nlohmann::json::parse(text));
+  EXPECT_EQ(back.variants[0].timing.stopped, TimingStop::timeout);
+  EXPECT_EQ(back.variants[1].timing.stopped, TimingStop::count);
+
+  auto bad = to_json(r);
+  bad["variants"][0]["timing"]["stopped"] = "bored";
+  try {
+    from_json(bad);
+    FAIL() << "an unknown stop was read";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("count, noise, timeout"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -137,13 +137,14 @@ TEST(Shell, SetValidatesLikeTheCommandLineAndAppliesWhereAccepted) {
                       kFixture + " " + kFixture4096 + "\n");
   const auto out = sh(kBinary + " shell < " + input + " 2>&1");
   EXPECT_EQ(out.code, 2) << out.text;
-  for (const char* expected : {"set repeat 0: --repeat: 0 is out of range",
-                               "set format bogus: --format: 'bogus' is not one of",
-                               "set size abc: --size: 'abc' is not an integer", "nosuchset",
-                               "no session defaults",  // none of the bad values was kept
-                               "format = markdown  (run, diagnose, compare, list)",  // not info's
-                               "| lab | topic | variant |",  // list: Markdown
-                               "| variant | A median |"})    // compare: Markdown
+  for (const char* expected :
+       {"set repeat 0: --repeat: 0 is out of range",
+        "set format bogus: --format: 'bogus' is not one of",
+        "set size abc: --size: 'abc' is not an integer", "nosuchset",
+        "no session defaults",  // none of the bad values was kept
+        "format = markdown  (run, diagnose, sweep, compare, list)",  // not info's
+        "| lab | topic | variant |",                                 // list: Markdown
+        "| variant | A median |"})                                   // compare: Markdown
     EXPECT_NE(out.text.find(expected), std::string::npos) << expected << "\n" << out.text;
   EXPECT_EQ(out.text.find("--format: 'markdown' is not one of"), std::string::npos) << out.text;
 }

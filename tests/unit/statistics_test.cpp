@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "reports/statistics.hpp"
 
 namespace gpulab::report {
@@ -28,6 +30,20 @@ TEST(Summarize, EmptyGivesZeros) {
   const auto t = summarize({}, 0, false);
   EXPECT_EQ(t.repeat, 0);
   EXPECT_EQ(t.median, 0.0);
+}
+
+TEST(Summarize, ManySamplesAreAllInTheStatisticsAndKeptEvenlySpaced) {
+  std::vector<double> samples;
+  for (int i = 0; i < 2500; ++i) samples.push_back(i == 2499 ? 1.0 : 1e-3 * (1 + i % 2));
+  const auto t = summarize(samples, 0, false);
+  EXPECT_EQ(t.repeat, 2500);
+  EXPECT_DOUBLE_EQ(t.max, 1.0) << "the last sample is in the statistics, though not kept";
+  EXPECT_DOUBLE_EQ(t.median, 1.5e-3) << "1,250 of 1e-3, then 1,249 of 2e-3 and the 1.0";
+  ASSERT_EQ(t.samples.size(), kKeptSamples);
+  EXPECT_DOUBLE_EQ(t.samples[0], 1e-3);
+  EXPECT_DOUBLE_EQ(t.samples[1], samples[2]) << "every 2.5th: 0, 2, 5, 7, ...";
+  EXPECT_DOUBLE_EQ(t.samples[3], samples[7]);
+  EXPECT_DOUBLE_EQ(t.samples.back(), samples[2497]);
 }
 
 }  // namespace

@@ -1,0 +1,41 @@
+// Where a sweep's diagnosis changes: for each variant, its principal finding along each axis
+// (the other axes held at each of their values), as runs of consecutive points that share it.
+// This is what a sweep says that a curve alone does not: why the curve bends where it does.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/sweep.hpp"
+
+namespace gpulab::report {
+
+struct FindingRun {
+  std::string finding;  // the principal finding's id, "none", or the variant's failed/skipped
+  std::int64_t first = 0, last = 0;  // the axis's values where the run begins and ends
+};
+
+struct FindingCourse {
+  std::string variant;
+  std::string axis;
+  SweepPoint held;  // the other axes' values (empty for one axis, and for zipped axes)
+  std::vector<FindingRun> runs;
+  bool changes() const { return runs.size() > 1; }
+};
+
+// Every variant's course along every axis, in the order of the variants of the first point,
+// then the axes, then the held values as the points met them. Zipped axes move together: one
+// course each, along the first axis. Empty when no point's report was diagnosed.
+std::vector<FindingCourse> finding_courses(const Sweep& sweep);
+
+// "padded: memory-bound-at-roof up to size 2048, memory-bound-below-roof from size 4096", with
+// "at block=128: " first where other axes are held; "padded: latency-bound at every size"
+// where nothing changes.
+std::string describe(const FindingCourse& course);
+
+// An axis value as typed back: 1Ki, 2Mi, 1Gi where a whole number of those from 1Mi, the
+// number itself otherwise.
+std::string axis_value(std::int64_t value);
+
+}  // namespace gpulab::report

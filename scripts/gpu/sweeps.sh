@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One device call for `gpulab sweep`: the vectorize lab from 64 Ki to 512 Mi elements (every
+# variant, timed adaptively: the L2 cliff), the coalescing lab's stride from 1 to 32, diagnosed
+# at each point (where the principal finding changes), and a few labs timed both adaptively and
+# with the fixed 20 launches (do the medians agree within their noise?). Prints a short summary
+# last. From the repository root:
+#   bash scripts/gpu/sweeps.sh [OUT_DIR]
+# OUT_DIR receives summary.txt, reports.tgz (the sweeps' JSON, CSV and text, the paired run
+# reports) and logs.tgz.
+set -uo pipefail
+out=${1:-${OUT:-/tmp/gpulab-out}}
+source "$(dirname "$0")/common.sh"
+started=$(ms)
+trap pack_and_summarize EXIT
+
+build_gpulab
+note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+
+# sweep NAME TIMEOUT ARGS...: one sweep, its JSON, CSV (from the JSON's run, not a second run)
+# and text kept.
+sweep() {
+  local name=$1 limit=$2 start rc
+  shift 2
+  step "gpulab sweep $*"
+  start=$(ms)
+  timeout "$limit" $bin sweep "$@" --json "$reports/sweep-$name.json" >"$reports/sweep-$name.txt" \
+      2>"$logs/sweep-$name.err"
+  rc=$?
+  cat "$reports/sweep-$name.txt"
+  tail -5 "$logs/sweep-$name.err"
+  note "sweep $name: exit $rc in $(( ($(ms) - start) / 1000 )) s"
+}
+
+sweep vectorize 240 vectorize --axis size=64Ki:512Mi:*2 --variant all
+sweep coalescing 200 coalescing --axis stride=1:32:*2 --diagnose
+
+# Adaptive against fixed: each lab run twice, medians side by side with the fixed run's noise.
+for lab in transpose reduction; do
+  step "run $lab: --repeat 20, then --max-noise 0.5"
+  timeout 60 $bin run "$lab" --metrics none --json "$reports/fixed-$lab.json" >/dev/null 2>"$logs/fixed-$lab.err"
+  timeout 120 $bin run "$lab" --metrics none --max-noise 0.5 --json "$reports/adaptive-$lab.json" \
+      >/dev/null 2>"$logs/adaptive-$lab.err"
+  note "$lab fixed vs adaptive: $(python3 - "$reports/fixed-$lab.json" "$reports/adaptive-$lab.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+parts = []
+for va, vb in zip(a["variants"], b["variants"]):
+    ta, tb = va["timing"], vb["timing"]
+    if not ta["median"] or not tb["median"]:
+        continue
+    d = tb["median"] / ta["median"] - 1
+    noise = ta["stddev"] / ta["mean"] if ta["mean"] else 0
+    parts.append(f'{va["name"]} {d:+.2%} (fixed noise {noise:.2%}; {tb["repeat"]} samples, {tb.get("stopped", "count")})')
+print("; ".join(parts))
+PY
+)"
+done

@@ -1,0 +1,184 @@
+// The sweep report: where the principal finding changes along each axis, the text table and
+// sparklines, CSV and JSON, on two reports of the transpose lab recorded on the H200 at 4096²
+// and 8192² (tests/fixtures/transpose_4096_h200.json, transpose_h200.json), diagnosed here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/derived.hpp"
+#include "reports/diagnosis/diagnosis.hpp"
+#include "reports/principal.hpp"
+#include "reports/render/render_sweep.hpp"
+#include "reports/report_json.hpp"
+#include "reports/sweep_findings.hpp"
+#include "reports/sweep_json.hpp"
+
+namespace gpulab::report {
+namespace {
+
+Report diagnosed(const std::string& name) {
+  Report r = load_report(std::string(GPULAB_FIXTURES_DIR) + "/" + name);
+  derive_all(r);
+  diagnose_report(r, {});
+  return r;
+}
+
+// size 4096, 8192: the two recordings, as a sweep of the lab's size would hold them.
+Sweep transpose_sweep(bool diagnose = true) {
+  Sweep s;
+  s.lab = "transpose";
+  s.axes = {{"size", {4096, 8192}}};
+  s.points.push_back(
+      {{{"size", 4096}},
+       diagnose ? diagnosed("transpose_4096_h200.json")
+                : load_report(std::string(GPULAB_FIXTURES_DIR) + "/transpose_4096_h200.json")});
+  s.points.push_back(
+      {{{"size", 8192}},
+       diagnose ? diagnosed("transpose_h200.json")
+                : load_report(std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json")});
+  return s;
+}
+
+TEST(SweepFindings, EachVariantHasOneCourseAlongTheAxisWithItsPrincipalFindingAtEachPoint) {
+  const Sweep s = transpose_sweep();
+  const auto courses = finding_courses(s);
+  ASSERT_EQ(courses.size(), s.points[0].report.variants.size());
+  for (const auto& c : courses) {
+    EXPECT_EQ(c.axis, "size");
+    EXPECT_TRUE(c.held.empty());
+    ASSERT_FALSE(c.runs.empty());
+    EXPECT_EQ(c.runs.front().first, 4096);
+    EXPECT_EQ(c.runs.back().last, 8192);
+    const Variant* at_8192 = s.points[1].report.find_variant(c.variant);
+    ASSERT_NE(at_8192, nullptr);
+    EXPECT_EQ(c.runs.back().finding, principal_finding(*at_8192)) << c.variant;
+  }
+}
+
+TEST(SweepFindings, NoCourseWithoutADiagnosis) {
+  EXPECT_TRUE(finding_courses(transpose_sweep(false)).empty());
+}
+
+TEST(SweepFindings, TheProductGivesACourseAlongEachAxisForEachValueOfTheOther) {
+  Sweep s = transpose_sweep();
+  // size x a second axis of two values: each report stands for the point it was recorded at.
+  Sweep grid;
+  grid.lab = s.lab;
+  grid.axes = {{"size", {4096, 8192}}, {"tile", {16, 32}}};
+  for (const auto& p : s.points)
+    for (std::int64_t tile : {16, 32})
+      grid.points.push_back({{{"size", p.at.at("size")}, {"tile", tile}}, p.report});
+  const auto courses = finding_courses(grid);
+  const std::size_t variants = s.points[0].report.variants.size();
+  ASSERT_EQ(courses.size(), variants * 4)
+      << "along size at tile 16 and 32, along tile at 4096 and 8192";
+  EXPECT_EQ(courses[0].axis, "size");
+  EXPECT_EQ(courses[0].held, (SweepPoint{{"tile", 16}}));
+  EXPECT_EQ(courses[1].held, (SweepPoint{{"tile", 32}}));
+  EXPECT_EQ(courses[2].axis, "tile");
+  EXPECT_EQ(courses[2].held, (SweepPoint{{"size", 4096}}));
+  EXPECT_EQ(courses[2].runs.size(), 1u) << "the same report at both tiles: no change";
+  EXPECT_EQ(courses[2].runs[0].first, 16);
+  EXPECT_EQ(courses[2].runs[0].last, 32);
+
+  grid.zip = true;
+  EXPECT_EQ(finding_courses(grid).size(), variants) << "zipped axes move together: one course";
+}
+
+TEST(SweepFindings, DescribeSaysWhereTheFindingChanges) {
+  FindingCourse c{"padded", "size", {}, {{"memory-bound-at-roof", 1024, 2048}}};
+  EXPECT_EQ(describe(c), "padded: memory-bound-at-roof at every size");
+  c.runs.push_back({"memory-bound-below-roof", 4096, 4096});
+  c.runs.push_back({"latency-bound", 1 << 20, 1 << 30});
+  c.held = {{"block", 128}};
+  EXPECT_EQ(describe(c),
+            "at block=128: padded: memory-bound-at-roof up to size 2048, "
+            "memory-bound-below-roof at size 4096, latency-bound from size 1Mi");
+  c.runs[1].last = 8192;
+  EXPECT_NE(describe(c).find("memory-bound-below-roof from size 4096 to 8192"), std::string::npos);
+}
+
+TEST(SweepFindings, AxisValuesReadAsTyped) {
+  EXPECT_EQ(axis_value(2048), "2048") << "below 1Mi, the number";
+  EXPECT_EQ(axis_value(1 << 20), "1Mi");
+  EXPECT_EQ(axis_value((3 << 20) + 1024), "3073Ki");
+  EXPECT_EQ(axis_value(std::int64_t{1} << 30), "1Gi");
+  EXPECT_EQ(axis_value((1 << 20) + 1), "1048577");
+  EXPECT_EQ(axis_value(-5), "-5");
+}
+
+TEST(SweepText, ATableOfTimesAndBandwidthsTheFindingsAndASparklinePerVariant) {
+  Sweep s = transpose_sweep();
+  const std::string text = render_sweep_text(s, Style{});
+  EXPECT_NE(text.find("sweep transpose: size 4096 to 8192 (2 values); 2 points"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("median time"), std::string::npos);
+  EXPECT_NE(text.find("effective bandwidth"), std::string::npos);
+  EXPECT_NE(text.find("the principal finding along each axis:"), std::string::npos);
+  for (const auto& v : s.points[0].report.variants) EXPECT_NE(text.find(v.name), std::string::npos);
+  EXPECT_NE(text.find("effective bandwidth at each point, in order:"), std::string::npos);
+  EXPECT_EQ(text.find('*'), std::string::npos) << "no timing stopped on its timeout";
+
+  s.points[1].report.variants[0].timing.stopped = TimingStop::timeout;
+  const std::string marked = render_sweep_text(s, Style{});
+  EXPECT_NE(marked.find("* timing stopped on its timeout"), std::string::npos);
+
+  EXPECT_EQ(render_sweep_text(s, Style{}, 20).find("at each point, in order"), std::string::npos)
+      << "no sparklines where they do not fit";
+  Style md;
+  md.table = TableStyle::markdown;
+  EXPECT_NE(render_sweep_text(s, md).find("| size |"), std::string::npos);
+}
+
+TEST(SweepText, SparklinesScaleFromTheSmallestValueToTheLargest) {
+  EXPECT_EQ(sparkline({1, 2, 3, 4, 5, 6, 7, 8}), "▁▂▃▄▅▆▇█");
+  EXPECT_EQ(sparkline({5, 0, 10}), "▁ █") << "an absent value is a space";
+  EXPECT_EQ(sparkline({3, 3}), "▅▅") << "all equal: the middle";
+  EXPECT_EQ(sparkline({}), "");
+}
+
+TEST(SweepCsv, OneRowPerPointAndVariantWithTheAxesAsNumbers) {
+  const Sweep s = transpose_sweep();
+  const std::string csv = sweep_csv(s);
+  EXPECT_EQ(csv.rfind("size,variant,role,status,median_s,min_s,max_s,stddev_s,samples,stopped,"
+                      "effective_bandwidth_Bps,roof_fraction,speedup,principal_finding\n",
+                      0),
+            0u)
+      << csv;
+  const std::size_t rows = std::count(csv.begin(), csv.end(), '\n') - 1;
+  EXPECT_EQ(rows, 2 * s.points[0].report.variants.size());
+  const auto& v = s.points[1].report.variants[0];
+  EXPECT_NE(csv.find("\n8192," + v.name + "," + to_string(v.role) + ",ok," +
+                     fmt::format("{}", v.timing.median)),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",20,count,"), std::string::npos) << "20 samples of a fixed count";
+}
+
+TEST(SweepJson, TheAxesAndEveryPointsWholeReport) {
+  const Sweep s = transpose_sweep();
+  const auto j = to_json(s);
+  EXPECT_EQ(j["schema"], kSweepSchema);
+  EXPECT_EQ(j["lab"], "transpose");
+  EXPECT_EQ(j["axes"][0]["name"], "size");
+  EXPECT_EQ(j["axes"][0]["values"], (std::vector<std::int64_t>{4096, 8192}));
+  ASSERT_EQ(j["points"].size(), 2u);
+  EXPECT_EQ(j["points"][1]["at"]["size"], 8192);
+  EXPECT_EQ(j["points"][1]["report"]["schema"], kSchema);
+  // Each point's report reads back as the report it is.
+  const Report back = from_json(j["points"][0]["report"]);
+  EXPECT_EQ(back.variants.size(), s.points[0].report.variants.size());
+  EXPECT_DOUBLE_EQ(back.variants[0].timing.median, s.points[0].report.variants[0].timing.median);
+  std::size_t changes = 0;
+  for (const auto& c : finding_courses(s)) changes += c.changes();
+  EXPECT_EQ(j["finding_changes"].size(), changes);
+  EXPECT_EQ(sweep_file_text(s).back(), '\n');
+}
+
+}  // namespace
+}  // namespace gpulab::report
