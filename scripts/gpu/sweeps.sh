@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# One device call for `gpulab sweep`: the vectorize lab from 64 Ki to 512 Mi elements (every
+# One device call for `gpulab sweep`: the vectorize lab from 64 Ki to 256 Mi elements (every
 # variant, timed adaptively: the L2 cliff), the coalescing lab's stride from 1 to 32, diagnosed
 # at each point (where the principal finding changes), and a few labs timed both adaptively and
 # with the fixed 20 launches (do the medians agree within their noise?). Prints a short summary
 # last. From the repository root:
-#   bash scripts/gpu/sweeps.sh [OUT_DIR]
+#   [GPULAB_SWEEPS=vectorize,coalescing,adaptive] bash scripts/gpu/sweeps.sh [OUT_DIR]
+# GPULAB_SWEEPS picks the steps (default: all three).
 # OUT_DIR receives summary.txt, reports.tgz (the sweeps' JSON, CSV and text, the paired run
 # reports) and logs.tgz.
 set -uo pipefail
@@ -31,11 +32,13 @@ sweep() {
   note "sweep $name: exit $rc in $(( ($(ms) - start) / 1000 )) s"
 }
 
-sweep vectorize 240 vectorize --axis size=64Ki:512Mi:*2 --variant all
-sweep coalescing 200 coalescing --axis stride=1:32:*2 --diagnose
+steps=",${GPULAB_SWEEPS:-vectorize,coalescing,adaptive},"
+wants() { [[ $steps == *",$1,"* ]]; }
+wants vectorize && sweep vectorize 240 vectorize --axis size=64Ki:256Mi:*4 --variant all
+wants coalescing && sweep coalescing 240 coalescing --axis stride=1:32:*2 --diagnose
 
 # Adaptive against fixed: each lab run twice, medians side by side with the fixed run's noise.
-for lab in transpose reduction; do
+wants adaptive && for lab in transpose reduction; do
   step "run $lab: --repeat 20, then --max-noise 0.5"
   timeout 60 $bin run "$lab" --metrics none --json "$reports/fixed-$lab.json" >/dev/null 2>"$logs/fixed-$lab.err"
   timeout 120 $bin run "$lab" --metrics none --max-noise 0.5 --json "$reports/adaptive-$lab.json" \
