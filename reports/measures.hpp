@@ -39,9 +39,9 @@ struct Check {
 };
 
 // What ended a timing: its fixed count of launches (--repeat), or adaptive timing's stopping
-// rule (--max-noise, reports/noise_stop.hpp): the samples' noise fell below the target, or the
-// timeout came first.
-enum class TimingStop { count, noise, timeout };
+// rule (--max-noise, reports/noise_stop.hpp): the samples' noise fell below the target, it
+// settled above the target, or the timeout came first.
+enum class TimingStop { count, noise, settled, timeout };
 
 struct TimingStats {
   int warmup = 0;

@@ -10,6 +10,8 @@ const char* to_string(StopReason reason) {
   switch (reason) {
     case StopReason::noise:
       return "noise";
+    case StopReason::settled:
+      return "settled";
     case StopReason::timeout:
       return "timeout";
     case StopReason::not_yet:
@@ -24,10 +26,26 @@ StopReason NoiseStop::add(double seconds, double elapsed_seconds) {
   const double delta = seconds - mean_;
   mean_ += delta / static_cast<double>(n_);
   m2_ += delta * (seconds - mean_);
-  if (n_ >= rule_.min_samples && sum_ >= rule_.min_seconds && relative_noise() < rule_.max_noise)
-    return StopReason::noise;
+  if (n_ >= 2) {
+    noise_history_.push_back(relative_noise());
+    if (noise_history_.size() > kNoiseHistory) noise_history_.pop_front();
+  }
+  if (n_ >= rule_.min_samples && sum_ >= rule_.min_seconds) {
+    if (relative_noise() < rule_.max_noise) return StopReason::noise;
+    if (settled()) return StopReason::settled;
+  }
   if (elapsed_seconds >= rule_.timeout_seconds) return StopReason::timeout;
   return StopReason::not_yet;
+}
+
+bool NoiseStop::settled() const {
+  if (noise_history_.size() <= kSettleAfter || n_ % kSettleEvery != 0) return false;
+  const double latest = noise_history_.back();
+  if (!(latest > 0)) return false;
+  double squares = 0;
+  for (double v : noise_history_) squares += (v - latest) * (v - latest);
+  const double spread = std::sqrt(squares / static_cast<double>(noise_history_.size() - 1));
+  return spread / latest < kSettledSpread;
 }
 
 double NoiseStop::relative_noise() const {

@@ -1,10 +1,13 @@
 // Adaptive timing's stopping rule, nvbench's "stdrel" criterion (docs/measurement.md): keep
 // timing until the relative standard deviation of the samples is below a target, once there
-// are at least a minimum number of samples and a minimum of GPU time in them; stop anyway at a
-// timeout, and say which of the two it was.
+// are at least a minimum number of samples and a minimum of GPU time in them; or until that
+// noise has settled above the target (an inherently noisy kernel would otherwise time until the
+// timeout); stop anyway at a timeout; and say which of the three it was.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -18,8 +21,16 @@ struct NoiseRule {
   double timeout_seconds = 15;  // of wall time since timing began
 };
 
-enum class StopReason { not_yet, noise, timeout };
-const char* to_string(StopReason reason);  // "not yet", "noise", "timeout"
+// nvbench's test of settled noise: the last kNoiseHistory values of the running noise, once
+// there are more than kSettleAfter of them, checked every kSettleEvery samples, vary by less
+// than kSettledSpread (their standard deviation around the latest, over the latest).
+inline constexpr std::size_t kNoiseHistory = 512;
+inline constexpr std::size_t kSettleAfter = 64;
+inline constexpr std::int64_t kSettleEvery = 16;
+inline constexpr double kSettledSpread = 0.05;
+
+enum class StopReason { not_yet, noise, settled, timeout };
+const char* to_string(StopReason reason);  // "not yet", "noise", "settled", "timeout"
 
 // Samples added one at a time (Welford's running mean and variance: no sample is kept twice).
 class NoiseStop {
@@ -36,9 +47,12 @@ class NoiseStop {
   double relative_noise() const;
 
  private:
+  bool settled() const;
+
   NoiseRule rule_;
   std::int64_t n_ = 0;
   double mean_ = 0, m2_ = 0, sum_ = 0;
+  std::deque<double> noise_history_;  // the running noise after each sample, the latest last
 };
 
 // Adaptive timing's loop. Asks `time_batch(n)` for n more samples (seconds, in measurement
@@ -50,7 +64,7 @@ class NoiseStop {
 inline constexpr int kMaxBatch = 1024;
 struct QuietSamples {
   std::vector<double> samples;
-  StopReason stopped = StopReason::not_yet;  // noise or timeout once returned
+  StopReason stopped = StopReason::not_yet;  // noise, settled or timeout once returned
 };
 QuietSamples sample_until_quiet(const NoiseRule& rule,
                                 const std::function<std::vector<double>(int)>& time_batch,

@@ -41,7 +41,7 @@ std::optional<Enum> lookup(const char* const (&names)[N], const std::string& s) 
 }
 const char* const kRoles[] = {"baseline", "optimized", "reference", "function"};
 const char* const kCheckStatuses[] = {"passed", "failed", "skipped"};
-const char* const kTimingStops[] = {"count", "noise", "timeout"};
+const char* const kTimingStops[] = {"count", "noise", "settled", "timeout"};
 const char* const kVariantStatuses[] = {"ok", "failed", "skipped"};
 const char* const kActivityKinds[] = {"kernel", "copy", "memset", "migration"};
 }  // namespace

@@ -217,8 +217,8 @@ Variant read_variant(const Reader& r) {
   v.timing.repeat = static_cast<int>(t.integer_or("repeat", 0));
   v.timing.cold_l2 = t.boolean_or("cold_l2", false);
   if (t.has("stopped"))
-    v.timing.stopped =
-        parse_enum<TimingStop>(t, "stopped", timing_stop_from_string, "count, noise, timeout");
+    v.timing.stopped = parse_enum<TimingStop>(t, "stopped", timing_stop_from_string,
+                                              "count, noise, settled, timeout");
   v.timing.median = t.amount("median");
   v.timing.min = t.amount_or("min", v.timing.median);
   v.timing.max = t.amount_or("max", v.timing.median);

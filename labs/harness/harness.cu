@@ -118,8 +118,16 @@ report::TimingStats time_until_quiet(const std::function<void(cudaStream_t)>& la
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       });
   auto stats = report::summarize(std::move(quiet.samples), warmup, flusher != nullptr);
-  stats.stopped = quiet.stopped == report::StopReason::noise ? report::TimingStop::noise
-                                                             : report::TimingStop::timeout;
+  switch (quiet.stopped) {
+    case report::StopReason::noise:
+      stats.stopped = report::TimingStop::noise;
+      break;
+    case report::StopReason::settled:
+      stats.stopped = report::TimingStop::settled;
+      break;
+    default:
+      stats.stopped = report::TimingStop::timeout;
+  }
   return stats;
 }
 

@@ -35,14 +35,18 @@ std::vector<std::string> axis_cells(const Sweep& sweep, const SweepPoint& at) {
   return cells;
 }
 
+bool noisier_than_asked(const TimingStats& t) {
+  return t.stopped == TimingStop::settled || t.stopped == TimingStop::timeout;
+}
+
 // A variant's cell at one point: `value` of it, or why there is none; a timing that stopped on
-// its timeout is marked, since it is noisier than asked.
+// its timeout, or whose noise settled above the target, is marked: it is noisier than asked.
 std::string cell(const Report& r, const std::string& variant,
                  const std::function<std::string(const Variant&)>& value) {
   const Variant* v = r.find_variant(variant);
   if (!v) return "-";
   if (v->status != VariantStatus::ok) return to_string(v->status);
-  return value(*v) + (v->timing.stopped == TimingStop::timeout ? "*" : "");
+  return value(*v) + (noisier_than_asked(v->timing) ? "*" : "");
 }
 
 std::string table(const Sweep& sweep, const Style& style,
@@ -143,9 +147,9 @@ std::string render_sweep_text(const Sweep& sweep, const Style& style, std::size_
   }
   bool timed_out = false;
   for (const auto& p : sweep.points)
-    for (const auto& v : p.report.variants)
-      timed_out = timed_out || v.timing.stopped == TimingStop::timeout;
-  if (timed_out) out += "* timing stopped on its timeout before the noise fell below the target\n";
+    for (const auto& v : p.report.variants) timed_out = timed_out || noisier_than_asked(v.timing);
+  if (timed_out)
+    out += "* the noise stayed above the target: it settled there, or the timeout came first\n";
 
   const auto courses = finding_courses(sweep);
   if (!courses.empty()) {
