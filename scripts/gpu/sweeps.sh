@@ -34,8 +34,8 @@ sweep() {
 
 steps=",${GPULAB_SWEEPS:-vectorize,coalescing,adaptive},"
 wants() { [[ $steps == *",$1,"* ]]; }
-wants vectorize && sweep vectorize 240 vectorize --axis size=64Ki:256Mi:*4 --variant all
-wants coalescing && sweep coalescing 240 coalescing --axis stride=1:32:*2 --diagnose
+wants vectorize && sweep vectorize 200 vectorize --axis size=64Ki:256Mi:*4 --variant all
+wants coalescing && sweep coalescing 180 coalescing --axis stride=1:32:*2 --diagnose
 
 # Adaptive against fixed: each lab run twice, medians side by side with the fixed run's noise.
 wants adaptive && for lab in transpose reduction; do
