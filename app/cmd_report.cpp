@@ -1,5 +1,6 @@
 // `gpulab report`: saved reports as one self-contained HTML page, or a traced report's
-// timelines as a Chrome trace-event file for Perfetto. No GPU needed.
+// timelines as a Chrome trace-event file for Perfetto; saved sweeps as plots, or their tables.
+// No GPU needed.
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
@@ -12,9 +13,12 @@
 #include "reports/rank_view.hpp"
 #include "reports/render/render_html.hpp"
 #include "reports/render/render_ranks.hpp"
+#include "reports/render/render_sweep.hpp"
+#include "reports/render/render_sweep_html.hpp"
 #include "reports/render/trace_events.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
+#include "reports/sweep_json.hpp"
 
 namespace gpulab::app {
 CLI::App* add_report(CLI::App& root, ReportOptions& options) {
@@ -31,6 +35,30 @@ CLI::App* add_report(CLI::App& root, ReportOptions& options) {
   return cmd;
 }
 
+namespace {
+
+// Sweeps (gpulab.sweep/1): their plots as an HTML page, or their tables on the terminal.
+int report_sweeps(const ReportOptions& options, const std::vector<report::Sweep>& sweeps,
+                  bool with_reports, const std::vector<std::string>& argv, Io& io) {
+  if (with_reports)
+    throw UsageError("report takes lab reports or sweeps, not both: give them in two commands");
+  if (!options.trace_path.empty())
+    throw UsageError(
+        "--trace draws a report's timelines; a sweep has none (-o FILE.html plots it)");
+  if (options.html_path.empty()) {
+    for (const auto& s : sweeps) io.out << report::render_sweep_text(s, report::Style{}) << "\n";
+    return static_cast<int>(ExitCode::ok);
+  }
+  write_output(
+      options.html_path,
+      report::render_sweep_html(sweeps, fmt::format("gpulab {} ({})", kVersion, kGitSha), argv),
+      io.out);
+  if (options.html_path != kStandardStream) io.err << fmt::format("wrote {}\n", options.html_path);
+  return static_cast<int>(ExitCode::ok);
+}
+
+}  // namespace
+
 int run_report(const ReportOptions& options, const std::vector<std::string>& argv, Io& io) {
   const bool outputs = !options.html_path.empty() || !options.trace_path.empty();
 
@@ -40,12 +68,19 @@ int run_report(const ReportOptions& options, const std::vector<std::string>& arg
     if (!path.empty()) check_output(path);
 
   std::vector<report::Report> reports;
+  std::vector<report::Sweep> sweeps;
   for (const auto& f : options.files) {
-    reports.push_back(report::load_report(f));
+    const auto doc = report::read_json_file(f);
+    if (report::is_sweep(doc)) {
+      sweeps.push_back(report::sweep_from_document(doc, f));
+      continue;
+    }
+    reports.push_back(report::report_from_document(doc, f));
     if (options.html_path.empty()) continue;  // a trace shows no diagnosis
     // The page shows every kernel's decision path: walk the tree where the report has none.
     if (!report::has_diagnosis(reports.back())) diagnose_into(reports.back(), report::Thresholds());
   }
+  if (!sweeps.empty()) return report_sweeps(options, sweeps, !reports.empty(), argv, io);
   // A job's ranks, with no file asked for: their table on the terminal.
   if (!outputs) {
     if (!report::are_rank_reports(reports))

@@ -445,18 +445,20 @@ Report from_json(const nlohmann::json& doc) {
   return report;
 }
 
-Report load_report(const std::string& path) {
+json read_json_file(const std::string& path) {
   const std::string text = read_file(path);
   check_json_shape(text, "'" + path + "'");
-  json doc;
   try {
-    doc = json::parse(text);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw UsageError("'" + path + "' is not valid JSON (byte " + std::to_string(e.byte) +
                      "): the file is truncated or malformed");
   } catch (const json::exception& e) {  // e.g. a number too large for a double
     throw UsageError("'" + path + "' is not valid JSON: " + json_problem(e));
   }
+}
+
+Report report_from_document(const json& doc, const std::string& path) {
   try {
     return from_json(doc);
   } catch (const UsageError& e) {
@@ -464,6 +466,10 @@ Report load_report(const std::string& path) {
   } catch (const json::exception& e) {  // a value the checks above let through: still bad input
     throw UsageError("'" + path + "': malformed report: " + json_problem(e));
   }
+}
+
+Report load_report(const std::string& path) {
+  return report_from_document(read_json_file(path), path);
 }
 
 std::string report_file_text(const Report& report) {

@@ -23,6 +23,11 @@ Report from_json(const nlohmann::json& json);
 // UsageError (exit 2).
 Report load_report(const std::string& path);
 
+// load_report in two steps, for a command that reads reports and other documents (sweeps): the
+// file's JSON, checked as load_report checks it; then the report it holds, errors naming `path`.
+nlohmann::json read_json_file(const std::string& path);
+Report report_from_document(const nlohmann::json& doc, const std::string& path);
+
 // The text of a report file: to_json with a 2-space indent (a program's report: on one line) and a
 // final newline.
 std::string report_file_text(const Report& report);

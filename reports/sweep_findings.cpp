@@ -17,8 +17,8 @@ std::string finding_at(const Report& report, const std::string& variant) {
   return finding.empty() ? "none" : finding;
 }
 
-// The points' indices, grouped by the values of every axis but `axis`, each group in the
-// order measured.
+}  // namespace
+
 std::vector<std::vector<std::size_t>> lines_along(const Sweep& sweep, const std::string& axis) {
   std::vector<SweepPoint> held;
   std::vector<std::vector<std::size_t>> lines;
@@ -38,8 +38,6 @@ std::vector<std::vector<std::size_t>> lines_along(const Sweep& sweep, const std:
   }
   return lines;
 }
-
-}  // namespace
 
 std::vector<FindingCourse> finding_courses(const Sweep& sweep) {
   bool diagnosed = false;

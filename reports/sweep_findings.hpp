@@ -24,6 +24,11 @@ struct FindingCourse {
   bool changes() const { return runs.size() > 1; }
 };
 
+// The points' indices along `axis`: one line for each combination of the other axes' values (a
+// single line for zipped axes), each in the order measured, the lines in the order the points
+// met them.
+std::vector<std::vector<std::size_t>> lines_along(const Sweep& sweep, const std::string& axis);
+
 // Every variant's course along every axis, in the order of the variants of the first point,
 // then the axes, then the held values as the points met them. Zipped axes move together: one
 // course each, along the first axis. Empty when no point's report was diagnosed.

@@ -5,7 +5,8 @@ the test checks the DOM Chromium built (the sections, one roofline point per var
 a Gantt chart per traced variant, no element injected by report strings) and that a screenshot
 of the page is not blank. And the source view of a kernel with per-instruction data (the
 hand-made fixture of tests/fixtures/source): its hot line, the one labs/transpose.cu marks, and
-the finding that names it. And, given the tests' stand-in program, the page of a job's report:
+the finding that names it. And each sweep of tests/fixtures/sweeps: its plots, a point per
+variant and value. And, given the tests' stand-in program, the page of a job's report:
 10,000 profiled launches (`gpulab profile` of the stand-in repeating the PyTorch operators'
 counters), which must stay under 1 MB and load within a second of a lab's page.
 
@@ -117,6 +118,36 @@ def source_view_problems(gpulab, exe, fixtures, tmp):
     return problems
 
 
+def sweep_page_problems(gpulab, exe, fixtures, tmp):
+    """Every sweep fixture's plots: a point per variant and axis value on each chart (time, and
+    bandwidth where the lab models bytes), the copy roof, and a picture that is not blank."""
+    problems = []
+    for path in sorted(glob.glob(os.path.join(fixtures, "sweeps", "*.json"))):
+        name = os.path.basename(path)[:-5]
+        page = os.path.join(tmp, name + ".html")
+        subprocess.run([gpulab, "report", path, "-o", page], check=True, capture_output=True)
+        dom = chromium(exe, "--dump-dom", "file://" + page)
+        with open(path) as f:
+            sweep = json.load(f)
+        variants = len(sweep["points"][0]["report"]["variants"])
+        charts = 1 + any(v["effective_bandwidth"] > 0 for p in sweep["points"]
+                         for v in p["report"]["variants"])
+        expected_points = len(sweep["points"]) * variants * charts * (len(sweep["axes"]) if not sweep["zip"] else 1)
+        got = dom.count('data-kind="sweep-point"')
+        if got != expected_points:
+            problems.append(f"{name}: {got} plotted points, expected {expected_points}")
+        if charts > 1 and "copy roof" not in dom:
+            problems.append(f"{name}: no copy roof")
+        if "<script" in dom:
+            problems.append(f"{name}: a report string became markup")
+        shot = os.path.join(tmp, name + ".png")
+        chromium(exe, "--window-size=1000,1400", "--screenshot=" + shot, "file://" + page)
+        if png_is_blank(shot):
+            problems.append(f"{name}: blank screenshot")
+        print(f"sweep {name}: {got} plotted points: {'ok' if not problems else 'FAIL'}")
+    return problems
+
+
 def job_page_problems(gpulab, stand_in, exe, fixtures, tmp):
     """The page of a profiled job of 10,000 launches: small, quick to load, one table of the
     longest launches per function instead of a block per launch."""
@@ -197,6 +228,8 @@ def main():
                 failures.append(name)
         if source_view_problems(gpulab, exe, fixtures, tmp):
             failures.append("source view")
+        if sweep_page_problems(gpulab, exe, fixtures, tmp):
+            failures.append("sweeps")
         if stand_in and job_page_problems(gpulab, stand_in, exe, fixtures, tmp):
             failures.append("job")
         all_page = os.path.join(tmp, "all.html")

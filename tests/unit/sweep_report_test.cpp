@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -14,9 +16,12 @@
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/principal.hpp"
 #include "reports/render/render_sweep.hpp"
+#include "reports/render/render_sweep_html.hpp"
 #include "reports/report_json.hpp"
 #include "reports/sweep_findings.hpp"
 #include "reports/sweep_json.hpp"
+#include "unit/run_binary.hpp"
+#include "unit/temp_folder.hpp"
 
 namespace gpulab::report {
 namespace {
@@ -178,6 +183,129 @@ TEST(SweepJson, TheAxesAndEveryPointsWholeReport) {
   for (const auto& c : finding_courses(s)) changes += c.changes();
   EXPECT_EQ(j["finding_changes"].size(), changes);
   EXPECT_EQ(sweep_file_text(s).back(), '\n');
+}
+
+std::string refusal(const nlohmann::json& doc) {
+  try {
+    sweep_from_document(doc, "s.json");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepJson, ReadsBackWhatItWroteAndRefusesWhatIsNotASweep) {
+  const Sweep s = transpose_sweep();
+  const auto j = to_json(s);
+  EXPECT_TRUE(is_sweep(j));
+  EXPECT_FALSE(is_sweep(j["points"][0]["report"]));
+  const Sweep back = sweep_from_document(j, "s.json");
+  EXPECT_EQ(back.lab, "transpose");
+  ASSERT_EQ(back.axes.size(), 1u);
+  EXPECT_EQ(back.axes[0].values, s.axes[0].values);
+  ASSERT_EQ(back.points.size(), 2u);
+  EXPECT_EQ(back.points[1].at, (SweepPoint{{"size", 8192}}));
+  EXPECT_DOUBLE_EQ(back.points[1].report.variants[0].timing.median,
+                   s.points[1].report.variants[0].timing.median);
+  EXPECT_EQ(to_json(back).dump(), j.dump()) << "written again, the same document";
+
+  auto bad = j;
+  bad["points"][1]["at"].erase("size");
+  EXPECT_EQ(refusal(bad), "'s.json': points[1].at.size: missing");
+  bad = j;
+  bad["points"][0]["at"]["extra"] = 3;
+  EXPECT_NE(refusal(bad).find("points[0].at: expected a value for each axis"), std::string::npos);
+  bad = j;
+  bad["points"][0]["report"]["variants"][0]["timing"]["median"] = "slow";
+  EXPECT_EQ(refusal(bad),
+            "'s.json': points[0].report.variants[0].timing.median: expected a number");
+  bad = j;
+  bad["lab"] = "matmul";
+  EXPECT_NE(refusal(bad).find("'transpose' in a sweep of lab 'matmul'"), std::string::npos);
+  bad = j;
+  bad["axes"] = nlohmann::json::array();
+  EXPECT_EQ(refusal(bad), "'s.json': axes: a sweep needs an axis");
+  bad = j;
+  bad["axes"][0]["values"] = {1.5};
+  EXPECT_EQ(refusal(bad), "'s.json': axes[0].values[0]: expected an integer");
+  EXPECT_NE(refusal(nlohmann::json::array()).find("expected a JSON object"), std::string::npos);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(SweepHtml, PlotsOfTimeAndBandwidthAgainstTheAxisWithAPointPerVariantAndValue) {
+  const Sweep s = transpose_sweep();
+  const std::string html = render_sweep_html({s}, "gpulab test", {"gpulab", "report"});
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("<title>gpulab sweep of transpose</title>"), std::string::npos);
+  EXPECT_NE(html.find("aria-label=\"median time against size\""), std::string::npos);
+  EXPECT_NE(html.find("aria-label=\"effective bandwidth against size\""), std::string::npos);
+  EXPECT_NE(html.find("copy roof"), std::string::npos);
+  const std::size_t variants = s.points[0].report.variants.size();
+  EXPECT_EQ(count(html, "data-kind=\"sweep-point\""), 2 * 2 * variants)
+      << "two charts, two points, each variant";
+  std::size_t changes = 0;
+  for (const auto& c : finding_courses(s)) changes += c.runs.size() - 1;
+  EXPECT_EQ(count(html, "data-kind=\"finding-change\""), 2 * changes);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("Median time at each point"), std::string::npos);
+}
+
+TEST(SweepHtml, AFindingThatChangesIsMarkedAndTooManyLinesAreSaidToBeLeftOut) {
+  Sweep s = transpose_sweep();
+  // The 8192 point's first variant made to find something else: a change along size.
+  auto& k = s.points[1].report.variants[0].kernels[0];
+  ASSERT_TRUE(k.diagnosis.has_value());
+  ASSERT_FALSE(k.diagnosis->findings.empty());
+  k.diagnosis->findings[0].id = "a-finding-of-the-test";
+  const std::string html = render_sweep_html({s}, "", {});
+  EXPECT_NE(html.find("a-finding-of-the-test"), std::string::npos);
+  EXPECT_GE(count(html, "data-kind=\"finding-change\""), 2u) << "marked on both charts";
+
+  Sweep grid;
+  grid.lab = s.lab;
+  grid.axes = {{"size", {4096, 8192}}, {"tile", {}}};
+  for (std::int64_t t = 1; t <= static_cast<std::int64_t>(kMaxLinesPerAxis) + 2; ++t) {
+    grid.axes[1].values.push_back(t);
+    for (const auto& p : s.points)
+      grid.points.push_back({{{"size", p.at.at("size")}, {"tile", t}}, p.report});
+  }
+  const std::string many = render_sweep_html({grid}, "", {});
+  EXPECT_NE(many.find("2 more plots of median time against size left out"), std::string::npos);
+}
+
+TEST(SweepReportCommand, PrintsASweepsTablesOrWritesItsPlotsAndRefusesWhatDoesNotApply) {
+  test::TempFolder dir;
+  { std::ofstream(dir / "s.json") << sweep_file_text(transpose_sweep()); }
+  const auto text = test::run_gpulab({"report", "s.json"}, dir.path);
+  EXPECT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("sweep transpose: size 4096 to 8192"), std::string::npos) << text.out;
+
+  const auto page = test::run_gpulab({"report", "s.json", "-o", "s.html"}, dir.path);
+  EXPECT_EQ(page.code, 0) << page.err;
+  std::ifstream in(dir / "s.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("data-kind=\"sweep-point\""), std::string::npos);
+
+  const std::string lab_report = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
+  const auto both = test::run_gpulab({"report", "s.json", lab_report, "-o", "b.html"}, dir.path);
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("report takes lab reports or sweeps, not both"), std::string::npos)
+      << both.err;
+  const auto trace = test::run_gpulab({"report", "s.json", "--trace", "t.json"}, dir.path);
+  EXPECT_EQ(trace.code, 2);
+  EXPECT_NE(trace.err.find("a sweep has none"), std::string::npos) << trace.err;
+  const auto diagnose = test::run_gpulab({"diagnose", "--report", "s.json"}, dir.path);
+  EXPECT_EQ(diagnose.code, 2);
+  EXPECT_NE(diagnose.err.find("'gpulab.sweep/1' is not supported"), std::string::npos)
+      << diagnose.err;
+  std::vector<std::string> names = dir.names();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"s.html", "s.json"})) << "nothing else written";
 }
 
 }  // namespace
