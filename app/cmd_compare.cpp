@@ -1,6 +1,8 @@
 // `gpulab compare`: two reports (before/after, machine vs machine), two variants of one report,
-// several reports against the first, or two runs of a job (each a set of rank reports) rank by
-// rank. No GPU needed.
+// several reports against the first, two runs of a job (each a set of rank reports) rank by
+// rank, or two sweeps point by point. No GPU needed.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
@@ -20,6 +22,8 @@
 #include "reports/render/render_ranks.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
+#include "reports/sweep_findings.hpp"
+#include "reports/sweep_json.hpp"
 
 namespace gpulab::app {
 namespace {
@@ -76,21 +80,90 @@ CLI::App* add_compare(CLI::App& root, CompareOptions& options) {
 
 namespace {
 
-// The reports compare reads, after the checks of what it was given.
-std::vector<report::Report> reports_to_compare(const CompareOptions& options) {
+// What compare reads, after the checks of what it was given: reports, or two sweeps.
+struct ToCompare {
+  std::vector<report::Report> reports;
+  std::vector<report::Sweep> sweeps;
+};
+
+ToCompare documents_to_compare(const CompareOptions& options) {
   if (!options.variants.empty() && options.files.size() != 1)
     throw UsageError("--variants compares two variants of ONE report; give one file");
   if (options.variants.empty() && options.files.size() < 2)
     throw UsageError("compare needs two or more reports, or one report and --variants A,B");
-  std::vector<report::Report> reports;
-  for (const auto& file : options.files) reports.push_back(report::load_report(file));
-  return reports;
+  ToCompare read;
+  for (const auto& file : options.files) {
+    const auto doc = report::read_json_file(file);
+    if (report::is_sweep(doc))
+      read.sweeps.push_back(report::sweep_from_document(doc, file));
+    else
+      read.reports.push_back(report::report_from_document(doc, file));
+  }
+  if (!read.sweeps.empty() && (read.sweeps.size() != 2 || !read.reports.empty()))
+    throw UsageError(
+        "compare takes two sweeps, point by point, or reports: not a mix, nor "
+        "more than two sweeps");
+  if (!read.sweeps.empty() && !options.variants.empty())
+    throw UsageError("--variants compares two variants of one report, not sweeps");
+  return read;
+}
+
+std::vector<report::Report> reports_to_compare(const CompareOptions& options) {
+  auto read = documents_to_compare(options);
+  if (!read.sweeps.empty())
+    throw UsageError("compare: a sweep is compared with another sweep, point by point");
+  return std::move(read.reports);
+}
+
+std::string point_label(const std::string& file, const report::SweepPoint& at) {
+  std::string where;
+  for (const auto& [name, value] : at)
+    where += fmt::format("{}{}={}", where.empty() ? "" : ",", name, report::axis_value(value));
+  return file + " at " + where;
+}
+
+report::CompareOptions compare_options_of(const CompareOptions& options) {
+  report::CompareOptions compare_options;
+  if (!options.metrics.empty()) compare_options.metrics = compare_metric_names(options.metrics);
+  return compare_options;
+}
+
+// Two sweeps of one lab over the same axes: each point of the first against the same point of
+// the second, as two reports are compared; a point of one sweep only is said on stderr.
+std::vector<report::Comparison> compared_sweeps(const CompareOptions& options,
+                                                std::vector<report::Sweep>& sweeps, Io& io) {
+  report::Sweep& a = sweeps[0];
+  report::Sweep& b = sweeps[1];
+  if (a.lab != b.lab)
+    throw UsageError(fmt::format("compare: sweeps of lab '{}' and of lab '{}'", a.lab, b.lab));
+  const auto compare_options = compare_options_of(options);
+  std::vector<report::Comparison> comparisons;
+  for (auto& p : a.points) {
+    auto it = std::find_if(b.points.begin(), b.points.end(),
+                           [&](const report::SweepPointReport& q) { return q.at == p.at; });
+    if (it == b.points.end()) {
+      io.err << "gpulab: warning: " << report::terminal_safe(point_label(options.files[0], p.at))
+             << ": no such point in " << report::terminal_safe(options.files[1]) << "\n";
+      continue;
+    }
+    diagnose_into(p.report, report::Thresholds());
+    diagnose_into(it->report, report::Thresholds());
+    comparisons.push_back(
+        report::compare_reports(p.report, it->report, point_label(options.files[0], p.at),
+                                point_label(options.files[1], it->at), compare_options));
+  }
+  for (const auto& q : b.points)
+    if (std::none_of(a.points.begin(), a.points.end(),
+                     [&](const report::SweepPointReport& p) { return p.at == q.at; }))
+      io.err << "gpulab: warning: " << report::terminal_safe(point_label(options.files[1], q.at))
+             << ": no such point in " << report::terminal_safe(options.files[0]) << "\n";
+  if (comparisons.empty()) throw UsageError("compare: the two sweeps have no point in common");
+  return comparisons;
 }
 
 std::vector<report::Comparison> compared(const CompareOptions& options,
                                          std::vector<report::Report>& reports) {
-  report::CompareOptions compare_options;
-  if (!options.metrics.empty()) compare_options.metrics = compare_metric_names(options.metrics);
+  const auto compare_options = compare_options_of(options);
   // Findings resolved and introduced come from this build's tree on both sides, whatever
   // diagnosis (of whichever version) a report carries: both are judged alike.
   for (auto& r : reports) diagnose_into(r, report::Thresholds());
@@ -159,10 +232,12 @@ int run_compare(const CompareOptions& options, Io& io) {
   refuse_two_standard_streams({options.json_path, options.html_path}, "output");
   if (!options.json_path.empty()) check_output(options.json_path);
   if (!options.html_path.empty()) check_output(options.html_path);
-  auto reports = reports_to_compare(options);
-  if (options.variants.empty() && report::are_two_rank_sets(reports))
+  auto read = documents_to_compare(options);
+  auto& reports = read.reports;
+  if (options.variants.empty() && read.sweeps.empty() && report::are_two_rank_sets(reports))
     return compare_runs_of_a_job(options, reports, io);
-  const auto comparisons = compared(options, reports);
+  const auto comparisons =
+      read.sweeps.empty() ? compared(options, reports) : compared_sweeps(options, read.sweeps, io);
   Io text = text_io(io, {options.json_path, options.html_path});
   print_comparisons(comparisons, options.format, text);
 

@@ -308,5 +308,61 @@ TEST(SweepReportCommand, PrintsASweepsTablesOrWritesItsPlotsAndRefusesWhatDoesNo
   EXPECT_EQ(names, (std::vector<std::string>{"s.html", "s.json"})) << "nothing else written";
 }
 
+// Every timing figure of a variant scaled, its samples too: a slower run of it.
+void slow_down(Variant& v, double factor) {
+  auto& t = v.timing;
+  for (auto& x : t.samples) x *= factor;
+  t.median *= factor, t.min *= factor, t.max *= factor, t.mean *= factor, t.stddev *= factor;
+}
+
+TEST(SweepCompare, PointByPointWithTheNoiseAwareVerdictsAndTheRegressionGate) {
+  test::TempFolder dir;
+  Sweep a = transpose_sweep(false), b = a;
+  slow_down(b.points[1].report.variants[1], 1.5);
+  Sweep c = a;
+  c.axes[0].values.push_back(16384);
+  c.points.push_back({{{"size", 16384}}, a.points[1].report});
+  std::ofstream(dir / "a.json") << sweep_file_text(a);
+  std::ofstream(dir / "b.json") << sweep_file_text(b);
+  std::ofstream(dir / "c.json") << sweep_file_text(c);
+
+  const auto same = test::run_gpulab({"compare", "a.json", "a.json"}, dir.path);
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.out.find("a.json at size=4096"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("a.json at size=8192"), std::string::npos) << same.out;
+  EXPECT_EQ(same.out.find("slower"), std::string::npos) << same.out;
+
+  const std::string slowed = b.points[1].report.variants[1].name;
+  const auto gate =
+      test::run_gpulab({"compare", "a.json", "b.json", "--fail-on-regression", "5"}, dir.path);
+  EXPECT_EQ(gate.code, 5) << gate.err;
+  EXPECT_NE(
+      gate.err.find("regression: transpose " + slowed + " is 50.0% slower in b.json at size=8192"),
+      std::string::npos)
+      << gate.err;
+
+  const auto csv = test::run_gpulab({"compare", "a.json", "b.json", "--format", "csv"}, dir.path);
+  EXPECT_EQ(csv.code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("a.json at size=8192,b.json at size=8192,transpose," + slowed),
+            std::string::npos)
+      << csv.out;
+
+  const auto extra = test::run_gpulab({"compare", "a.json", "c.json"}, dir.path);
+  EXPECT_EQ(extra.code, 0) << extra.err;
+  EXPECT_NE(extra.err.find("warning: c.json at size=16384: no such point in a.json"),
+            std::string::npos)
+      << extra.err;
+
+  const std::string lab_report = std::string(GPULAB_FIXTURES_DIR) + "/transpose_h200.json";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"compare", "a.json", lab_report}, {"compare", "a.json", "b.json", "c.json"}}) {
+    const auto refused = test::run_gpulab(args, dir.path);
+    EXPECT_EQ(refused.code, 2);
+    EXPECT_NE(refused.err.find("compare takes two sweeps, point by point, or reports"),
+              std::string::npos)
+        << refused.err;
+  }
+}
+
 }  // namespace
 }  // namespace gpulab::report
