@@ -1,6 +1,7 @@
 #include "reports/render/render_text.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -253,6 +254,37 @@ const Variant* reference_variant(const Report& r) {
   return nullptr;
 }
 
+// How the variants were timed: a fixed count, or adaptive timing with the range of sample
+// counts and why each timing stopped (reports/noise_stop.hpp).
+std::string timing_line(const Report& r) {
+  const Variant* first = nullptr;
+  int fewest = 0, most = 0;
+  std::map<TimingStop, int> stops;
+  for (const auto& v : r.variants) {
+    if (v.timing.repeat <= 0) continue;
+    if (!first) first = &v;
+    fewest = fewest ? std::min(fewest, v.timing.repeat) : v.timing.repeat;
+    most = std::max(most, v.timing.repeat);
+    ++stops[v.timing.stopped];
+  }
+  if (!first) return "";
+  const std::string cold = first->timing.cold_l2 ? ", L2 flushed before each" : "";
+  if (stops.count(TimingStop::count) == stops.size())
+    return fmt::format("timing: CUDA events, median of {} after {} warm-up launches{}\n",
+                       first->timing.repeat, first->timing.warmup, cold);
+  std::string why;
+  for (const auto& [stop, n] : stops)
+    why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n,
+                       stop == TimingStop::noise     ? "below the target noise"
+                       : stop == TimingStop::settled ? "settled above it"
+                       : stop == TimingStop::timeout ? "stopped by the timeout"
+                                                     : "of a fixed count");
+  return fmt::format(
+      "timing: CUDA events, adaptive: median of {} to {} samples per variant after {} warm-up "
+      "launches{} ({})\n",
+      units::count(fewest), units::count(most), first->timing.warmup, cold, why);
+}
+
 // Columns appear only when they say something: FLOP/s when the lab does arithmetic, "of ref"
 // when a reference implementation (cuBLAS, CUB) was timed, DRAM bandwidth unless the variants
 // were traced (their time is copies, migrations and launches: the timeline tells it).
@@ -291,12 +323,7 @@ std::string timing_table(const Report& r, const Style& style) {
     table.add_row(row);
   }
   std::string out = render_table(table, style);
-  if (const auto* first = r.variants.empty() ? nullptr : &r.variants.front();
-      first && first->timing.repeat > 0) {
-    out += fmt::format("timing: CUDA events, median of {} after {} warm-up launches{}\n",
-                       first->timing.repeat, first->timing.warmup,
-                       first->timing.cold_l2 ? ", L2 flushed before each" : "");
-  }
+  out += timing_line(r);
   return out;
 }
 

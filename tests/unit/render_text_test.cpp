@@ -42,6 +42,27 @@ TEST(RenderText, ComputeAndReferenceColumnsOnlyWhenMeaningful) {
   EXPECT_EQ(no_extras.find("of lib"), std::string::npos);
 }
 
+TEST(RenderText, TheTimingLineSaysHowEachVariantWasTimed) {
+  Report r = matmul_like();
+  r.variants[0].timing.warmup = 5;
+  EXPECT_NE(render_text(r).find("timing: CUDA events, median of 3 after 5 warm-up launches\n"),
+            std::string::npos)
+      << render_text(r);
+
+  r.variants[0].timing.repeat = 429;
+  r.variants[0].timing.stopped = TimingStop::noise;
+  r.variants[1].timing.repeat = 156919;
+  r.variants[1].timing.stopped = TimingStop::timeout;
+  r.variants[2].timing.repeat = 8289;
+  r.variants[2].timing.stopped = TimingStop::noise;
+  const std::string text = render_text(r);
+  EXPECT_NE(text.find("timing: CUDA events, adaptive: median of 429 to 156,919 samples per "
+                      "variant after 5 warm-up launches (2 below the target noise, 1 stopped by "
+                      "the timeout)\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(RenderText, FailedAndSkippedVariantsAreExplained) {
   Report r = matmul_like();
   r.variants[1].check.status = CheckStatus::failed;
