@@ -1,5 +1,6 @@
 #include "app/cli.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,6 +57,9 @@ Io standard_io() {
   io.color = out_tty && !(no_color && *no_color);
   io.in = &std::cin;
   io.interactive = ::isatty(STDIN_FILENO) == 1;
+  winsize size{};
+  if (out_tty && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    io.columns = size.ws_col;
   return io;
 }
 

@@ -2,6 +2,7 @@
 // Session. main() and the interactive shell both go through dispatch().
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ struct Io {
   bool color = false;        // ANSI colors in text output (a terminal, and NO_COLOR unset)
   std::istream* in = nullptr;  // the shell's input
   bool interactive = false;  // `in` is a terminal: prompt, line editing, completion
+  // The terminal's width where `out` is one; 100 elsewhere (a file or a pipe has none).
+  std::size_t columns = 100;
 };
 
 // Io for the process's standard streams, with colors and progress decided from the terminal

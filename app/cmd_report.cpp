@@ -46,7 +46,8 @@ int report_sweeps(const ReportOptions& options, const std::vector<report::Sweep>
     throw UsageError(
         "--trace draws a report's timelines; a sweep has none (-o FILE.html plots it)");
   if (options.html_path.empty()) {
-    for (const auto& s : sweeps) io.out << report::render_sweep_text(s, report::Style{}) << "\n";
+    for (const auto& s : sweeps)
+      io.out << report::render_sweep_text(s, report::Style{}, io.columns) << "\n";
     return static_cast<int>(ExitCode::ok);
   }
   write_output(

@@ -138,7 +138,8 @@ int run_sweep(SweepOptions& options, Session& session, Io& io,
   else if (run.format == OutputFormat::csv)
     text.out << report::sweep_csv(sweep);
   else
-    text.out << report::render_sweep_text(sweep, text_style(run.format, io, run.all_findings));
+    text.out << report::render_sweep_text(sweep, text_style(run.format, io, run.all_findings),
+                                          io.columns);
   if (interrupted)
     io.err << fmt::format("gpulab: interrupted after {} of {} points; the sweep holds those\n",
                           sweep.points.size(), points.size());
