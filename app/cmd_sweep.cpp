@@ -143,8 +143,7 @@ int run_sweep(SweepOptions& options, Session& session, Io& io,
   if (interrupted)
     io.err << fmt::format("gpulab: interrupted after {} of {} points; the sweep holds those\n",
                           sweep.points.size(), points.size());
-  OutputFile file{run.json_path, run.json_path.empty() ? "" : report::sweep_file_text(sweep), ""};
-  code = save_outputs({file}, io, code);
+  code = save_outputs({sweep_file(run.json_path, sweep)}, io, code);
   return interrupted ? static_cast<int>(ExitCode::interrupted) : code;
 }
 

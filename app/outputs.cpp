@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <functional>
+
 #include <fmt/format.h>
 
 #include "reports/base/errors.hpp"
@@ -11,29 +13,50 @@
 #include "reports/render/escape.hpp"
 #include "reports/report.hpp"
 #include "reports/report_json.hpp"
+#include "reports/sweep_json.hpp"
 
 namespace gpulab::app {
+
+namespace {
+
+// Clears `out` and says why where its content is past what gpulab reads back
+// (reports/base/input_file.hpp) or where `more` finds a reason of its own; `hint` says what to do.
+void refuse_unreadable(OutputFile& out, const JsonLimits& limits, const std::string& hint,
+                       const std::function<void()>& more = {}) {
+  try {
+    if (out.content.size() > kMaxInputBytes)
+      throw UsageError(
+          fmt::format("more than {} MiB, the most gpulab reads", kMaxInputBytes >> 20));
+    check_json_shape(out.content, "the report", limits);
+    if (more) more();
+  } catch (const UsageError& e) {
+    out.refused = fmt::format("not writing '{}', which gpulab could not read back ({}); {}",
+                              out.path, e.what(), hint);
+    out.content.clear();
+  }
+}
+
+}  // namespace
 
 OutputFile report_file(const std::string& path, const report::Report& report,
                        const JsonLimits& limits) {
   OutputFile out{path, "", ""};
   if (path.empty()) return out;
   out.content = report::report_file_text(report);
-  try {
-    if (out.content.size() > kMaxInputBytes)
-      throw UsageError(
-          fmt::format("more than {} MiB, the most gpulab reads", kMaxInputBytes >> 20));
-    check_json_shape(out.content, "the report", limits);
+  refuse_unreadable(out, limits, "profile fewer launches (--launch-count)", [&] {
     if (report::launch_bytes(report) > report::kMaxLaunchBytes)
       throw UsageError(fmt::format("its launches would take more than {} GiB once read",
                                    report::kMaxLaunchBytes >> 30));
-  } catch (const UsageError& e) {
-    out.refused = fmt::format(
-        "not writing '{}', which gpulab could not read back ({}); "
-        "profile fewer launches (--launch-count)",
-        path, e.what());
-    out.content.clear();
-  }
+  });
+  return out;
+}
+
+OutputFile sweep_file(const std::string& path, const report::Sweep& sweep,
+                      const JsonLimits& limits) {
+  OutputFile out{path, "", ""};
+  if (path.empty()) return out;
+  out.content = report::sweep_file_text(sweep);
+  refuse_unreadable(out, limits, "sweep fewer points or variants");
   return out;
 }
 

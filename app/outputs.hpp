@@ -11,6 +11,10 @@
 #include "reports/base/input_file.hpp"
 #include "reports/report_fwd.hpp"
 
+namespace gpulab::report {
+struct Sweep;
+}
+
 namespace gpulab::app {
 
 struct OutputFile {
@@ -24,6 +28,11 @@ struct OutputFile {
 // written.
 OutputFile report_file(const std::string& path, const report::Report& report,
                        const JsonLimits& limits = {});
+
+// The file --json saves for a sweep, refused as report_file refuses a report past what gpulab
+// reads back.
+OutputFile sweep_file(const std::string& path, const report::Sweep& sweep,
+                      const JsonLimits& limits = {});
 
 // Writes each file through write_output (reports/base/output_file.hpp); a failure is one line
 // "gpulab: warning: cannot write 'PATH': ..." on io.err. Returns `code`, or ExitCode::usage

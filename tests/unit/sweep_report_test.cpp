@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/outputs.hpp"
+#include "reports/base/input_file.hpp"
 #include "reports/derived.hpp"
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/principal.hpp"
@@ -276,6 +278,18 @@ TEST(SweepHtml, AFindingThatChangesIsMarkedAndTooManyLinesAreSaidToBeLeftOut) {
   }
   const std::string many = render_sweep_html({grid}, "", {});
   EXPECT_NE(many.find("2 more plots of median time against size left out"), std::string::npos);
+}
+
+TEST(SweepFile, ASweepGpulabCouldNotReadBackIsNotWritten) {
+  const Sweep s = transpose_sweep(false);
+  EXPECT_TRUE(app::sweep_file("s.json", s).refused.empty()) << "within the limits";
+  EXPECT_TRUE(app::sweep_file("", s).content.empty()) << "no file asked for";
+  const auto file = app::sweep_file("s.json", s, JsonLimits{64, 100, 50, 1 << 20});
+  EXPECT_TRUE(file.content.empty());
+  EXPECT_NE(file.refused.find("not writing 's.json', which gpulab could not read back"),
+            std::string::npos)
+      << file.refused;
+  EXPECT_NE(file.refused.find("sweep fewer points or variants"), std::string::npos);
 }
 
 TEST(SweepReportCommand, PrintsASweepsTablesOrWritesItsPlotsAndRefusesWhatDoesNotApply) {
