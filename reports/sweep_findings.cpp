@@ -68,6 +68,32 @@ std::vector<FindingCourse> finding_courses(const Sweep& sweep) {
   return out;
 }
 
+std::vector<std::string> variant_names(const Sweep& sweep) {
+  std::vector<std::string> names;
+  if (!sweep.points.empty())
+    for (const auto& v : sweep.points.front().report.variants) names.push_back(v.name);
+  return names;
+}
+
+bool models_bytes(const Sweep& sweep) {
+  for (const auto& p : sweep.points)
+    for (const auto& v : p.report.variants)
+      if (v.effective_bandwidth > 0) return true;
+  return false;
+}
+
+std::string describe_axes(const Sweep& sweep) {
+  std::string axes;
+  for (const auto& a : sweep.axes)
+    axes += fmt::format("{}{} {} to {} ({} values)",
+                        axes.empty() ? ""
+                        : sweep.zip  ? " with "
+                                     : " by ",
+                        a.name, axis_value(a.values.front()), axis_value(a.values.back()),
+                        a.values.size());
+  return axes;
+}
+
 std::string axis_value(std::int64_t value) {
   constexpr std::int64_t kKi = 1024, kMi = kKi * kKi, kGi = kMi * kKi;
   if (value >= kGi && value % kGi == 0) return fmt::format("{}Gi", value / kGi);

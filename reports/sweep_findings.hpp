@@ -39,6 +39,15 @@ std::vector<FindingCourse> finding_courses(const Sweep& sweep);
 // where nothing changes.
 std::string describe(const FindingCourse& course);
 
+// The variants of a sweep, in its first point's order (every point runs the same ones).
+std::vector<std::string> variant_names(const Sweep& sweep);
+
+// Whether any point's variant has an effective bandwidth (the lab models its bytes).
+bool models_bytes(const Sweep& sweep);
+
+// "size 4096 to 8192 (2 values)", the axes joined by " by " (a product) or " with " (zipped).
+std::string describe_axes(const Sweep& sweep);
+
 // An axis value as typed back: 1Ki, 2Mi, 1Gi where a whole number of those from 1Mi, the
 // number itself otherwise.
 std::string axis_value(std::int64_t value);

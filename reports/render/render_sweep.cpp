@@ -14,21 +14,6 @@
 namespace gpulab::report {
 namespace {
 
-// The variants of the sweep, in the first point's order (every point runs the same ones).
-std::vector<std::string> variant_names(const Sweep& sweep) {
-  std::vector<std::string> names;
-  if (!sweep.points.empty())
-    for (const auto& v : sweep.points.front().report.variants) names.push_back(v.name);
-  return names;
-}
-
-bool models_bytes(const Sweep& sweep) {
-  for (const auto& p : sweep.points)
-    for (const auto& v : p.report.variants)
-      if (v.effective_bandwidth > 0) return true;
-  return false;
-}
-
 std::vector<std::string> axis_cells(const Sweep& sweep, const SweepPoint& at) {
   std::vector<std::string> cells;
   for (const auto& a : sweep.axes) cells.push_back(axis_value(at.at(a.name)));
@@ -125,14 +110,7 @@ std::string sparkline(const std::vector<double>& values) {
 }
 
 std::string render_sweep_text(const Sweep& sweep, const Style& style, std::size_t width) {
-  std::string axes;
-  for (const auto& a : sweep.axes)
-    axes += fmt::format("{}{} {} to {} ({} values)",
-                        axes.empty() ? ""
-                        : sweep.zip  ? " with "
-                                     : " by ",
-                        a.name, axis_value(a.values.front()), axis_value(a.values.back()),
-                        a.values.size());
+  const std::string axes = describe_axes(sweep);
   std::string out =
       fmt::format("sweep {}: {}; {} points\n\n", sweep.lab, axes, sweep.points.size());
   if (sweep.points.empty()) return out;

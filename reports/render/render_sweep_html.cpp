@@ -20,13 +20,6 @@ constexpr std::size_t kSeriesClasses = 8;                            // s0 ... s
 
 std::string esc(const std::string& s) { return html_safe(s); }
 
-std::vector<std::string> variant_names(const Sweep& sweep) {
-  std::vector<std::string> names;
-  if (!sweep.points.empty())
-    for (const auto& v : sweep.points.front().report.variants) names.push_back(v.name);
-  return names;
-}
-
 // What a chart plots of a variant at a point: a positive value, or 0 where there is none.
 using Quantity = std::function<double(const Variant&)>;
 
@@ -168,22 +161,14 @@ std::string points_table(const Sweep& sweep) {
 }
 
 std::string sweep_section(const Sweep& sweep) {
-  std::string axes;
-  for (const auto& a : sweep.axes)
-    axes += fmt::format("{}{} ({} values)",
-                        axes.empty() ? ""
-                        : sweep.zip  ? " with "
-                                     : " by ",
-                        a.name, a.values.size());
+  const std::string axes = describe_axes(sweep);
   std::string out = fmt::format("<section>\n<h2>sweep {}: {}</h2>\n", esc(sweep.lab), esc(axes));
   if (sweep.points.empty()) return out + "<p>No point was measured.</p>\n</section>\n";
   const auto& device = sweep.points.front().report.device;
   out += fmt::format("<p>{} · {} points · {}</p>\n", esc(device.name), sweep.points.size(),
                      esc(sweep.created_utc));
 
-  bool bytes = false;
-  for (const auto& p : sweep.points)
-    for (const auto& v : p.report.variants) bytes = bytes || v.effective_bandwidth > 0;
+  const bool bytes = models_bytes(sweep);
   std::vector<Chart> charts{{"median time", "time",
                              [](const Variant& v) { return v.timing.median; },
                              [](double s) { return units::seconds(s); }, 0, ""}};
