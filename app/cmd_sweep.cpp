@@ -2,6 +2,8 @@
 // (their product, or with --zip their values paired), each point a whole lab report, timed
 // adaptively unless --repeat fixes the count; one sweep report of them all.
 #include <algorithm>
+#include <csignal>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -75,6 +77,18 @@ RunOptions point_options(const SweepOptions& options, const SweepPoint& at) {
   return one;
 }
 
+// What stopped the sweep, for its last line.
+const char* stopped_by(int signo) {
+  switch (signo) {
+    case SIGTERM:
+      return "stopped by SIGTERM";
+    case SIGHUP:
+      return "stopped by SIGHUP";
+    default:
+      return "interrupted";
+  }
+}
+
 }  // namespace
 
 int run_sweep(SweepOptions& options, Session& session, Io& io,
@@ -114,6 +128,12 @@ int run_sweep(SweepOptions& options, Session& session, Io& io,
   sweep.zip = options.zip;
   for (const auto& a : axes) sweep.axes.push_back({a.name, a.values});
 
+  // Outside the interactive shell, a signal that would end the process (Ctrl-C, `timeout`'s or a
+  // batch system's SIGTERM, a closed terminal's SIGHUP) stops the sweep at its next safe point
+  // instead: the points measured so far are written, then the process ends as the signal would
+  // have ended it. (The shell's Ctrl-C stops the command and keeps the shell.)
+  std::optional<InterruptScope> stop_signals;
+  if (!io.interactive) stop_signals.emplace({SIGINT, SIGTERM, SIGHUP});
   int code = 0;
   bool interrupted = false;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -126,11 +146,12 @@ int run_sweep(SweepOptions& options, Session& session, Io& io,
       code = std::max(code, exit_code_of(report));
       sweep.points.push_back({points[i], std::move(report)});
     } catch (const Interrupted&) {
-      // Ctrl-C in the shell: the points measured so far are the sweep.
+      // The points measured so far are the sweep.
       interrupted = true;
       break;
     }
   }
+  stop_signals.reset();  // a signal from here on ends the process, as without a sweep
 
   Io text = text_io(io, {run.json_path});
   if (run.format == OutputFormat::json)
@@ -141,9 +162,10 @@ int run_sweep(SweepOptions& options, Session& session, Io& io,
     text.out << report::render_sweep_text(sweep, text_style(run.format, io, run.all_findings),
                                           io.columns);
   if (interrupted)
-    io.err << fmt::format("gpulab: interrupted after {} of {} points; the sweep holds those\n",
-                          sweep.points.size(), points.size());
+    io.err << fmt::format("gpulab: {} after {} of {} points; the sweep holds those\n",
+                          stopped_by(interrupting_signal()), sweep.points.size(), points.size());
   code = save_outputs({sweep_file(run.json_path, sweep)}, io, code);
+  if (interrupted && !io.interactive) end_as_signal(interrupting_signal());
   return interrupted ? static_cast<int>(ExitCode::interrupted) : code;
 }
 

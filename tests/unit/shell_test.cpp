@@ -183,6 +183,39 @@ TEST(Interrupt, CtrlCRaisesAFlagThatTheNextSafePointTakes) {
   EXPECT_FALSE(interrupt_pending());
 }
 
+// A sweep's scope: SIGTERM raises the flag as Ctrl-C does and is remembered as what stopped the
+// command; a signal ignored on entry (nohup's SIGHUP) stays ignored.
+TEST(Interrupt, ASweepsScopeTakesSigtermAndLeavesIgnoredSignalsIgnored) {
+  struct sigaction ignore {
+  }, before{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGHUP, &ignore, &before);
+  {
+    InterruptScope scope({SIGINT, SIGTERM, SIGHUP});
+    struct sigaction hup {};
+    ::sigaction(SIGHUP, nullptr, &hup);
+    EXPECT_EQ(hup.sa_handler, SIG_IGN);
+    std::raise(SIGTERM);  // would end the test process without the scope
+    try {
+      stop_if_interrupted();
+      ADD_FAILURE() << "no Interrupted at the safe point";
+    } catch (const Interrupted&) {
+      EXPECT_EQ(interrupting_signal(), SIGTERM);
+    }
+  }
+  struct sigaction term {};
+  ::sigaction(SIGTERM, nullptr, &term);
+  EXPECT_EQ(term.sa_handler, SIG_DFL) << "restored";
+  ::sigaction(SIGHUP, &before, nullptr);
+}
+
+// After writing what it measured, a stopped sweep ends as the signal ends a process: the parent
+// sees the signal, not an exit status.
+TEST(InterruptDeathTest, EndAsSignalEndsTheProcessByThatSignal) {
+  EXPECT_EXIT(end_as_signal(SIGTERM), ::testing::KilledBySignal(SIGTERM), "");
+  EXPECT_EXIT(end_as_signal(SIGHUP), ::testing::KilledBySignal(SIGHUP), "");
+}
+
 TEST(Shell, SplitWords) {
   EXPECT_EQ(split_words("run transpose  --size 64"),
             (std::vector<std::string>{"run", "transpose", "--size", "64"}));
