@@ -1,4 +1,4 @@
-// Lab `matmul`: C = A·B for square fp32 matrices (M = N = K = `size`), all row-major.
+// Lab `matmul`: C = A·B in fp32, row-major; A is M x K, B K x N, M = N = `size`, K = `k`.
 //
 // A matrix multiply does 2·M·N·K flops on 4·(M·K + K·N + M·N) bytes: at 4096 that is 137 GFLOP
 // on 201 MB, about 680 flops per byte, far right of the H200's ridge point (~67 TFLOP/s of
@@ -685,18 +685,20 @@ std::vector<int> checked_indices(int n) {
 
 class MatmulRun final : public LabRun {
  public:
-  MatmulRun(const Variants& variants, int size, std::uint64_t seed)
+  MatmulRun(const Variants& variants, Shape shape, std::uint64_t seed)
       : variants_(variants),
-        shape_{size, size, size},
-        host_a_(static_cast<size_t>(size) * size),
-        host_b_(static_cast<size_t>(size) * size) {
-    const size_t elements = static_cast<size_t>(size) * size;
+        shape_(shape),
+        host_a_(static_cast<size_t>(shape.m) * shape.k),
+        host_b_(static_cast<size_t>(shape.k) * shape.n) {
+    const size_t c_elements = static_cast<size_t>(shape.m) * shape.n;
     // A, B, C, plus room for cuBLAS's handle and workspace.
     constexpr size_t kCublasHeadroom = size_t{64} << 20;
-    require_device_memory(3 * elements * sizeof(float) + kCublasHeadroom, "matmul at this size");
-    a_ = DeviceBuffer<float>(elements);
-    b_ = DeviceBuffer<float>(elements);
-    c_ = DeviceBuffer<float>(elements);
+    require_device_memory(
+        (host_a_.size() + host_b_.size() + c_elements) * sizeof(float) + kCublasHeadroom,
+        "matmul at this size");
+    a_ = DeviceBuffer<float>(host_a_.size());
+    b_ = DeviceBuffer<float>(host_b_.size());
+    c_ = DeviceBuffer<float>(c_elements);
     fill_uniform(host_a_, stream_seed(seed, 1));
     fill_uniform(host_b_, stream_seed(seed, 2));
     GPULAB_CUDA_CHECK(cudaMemcpy(a_.get(), host_a_.data(), a_.bytes(), cudaMemcpyHostToDevice));
@@ -834,7 +836,9 @@ class MatmulRun final : public LabRun {
 
 std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
                                   std::uint64_t seed) {
-  return std::make_unique<MatmulRun>(variants, static_cast<int>(params.at("size")), seed);
+  const int size = static_cast<int>(params.at("size"));
+  return std::make_unique<MatmulRun>(variants, Shape{size, size, static_cast<int>(params.at("k"))},
+                                     seed);
 }
 
 std::unique_ptr<Lab> make_lab() {
@@ -852,7 +856,12 @@ std::unique_ptr<Lab> make_lab() {
       "bandwidth: asynchronous copies keep the next tiles in flight, and pairing the lanes that "
       "read the same shared words halves the wavefronts.";
   spec.params = {
-      {"size", "M = N = K: rows and columns of A, B and C", 4096, 64, 16384, true},
+      {"size", "M = N: rows of A and C, columns of B and C", 4096, 64, 16384, true},
+      // K alone moves the arithmetic intensity: 2MNK flops on 4(MK + KN + MN) bytes is about
+      // K/2 flops per byte while K << M = N (C's bytes dominate), so at 4096 x 4096 a K of 16
+      // (~8 flops/B) sits below the ridge (~14 on the H200, ~20 on the H100) and a K of 256
+      // (~120) far above it: `gpulab sweep matmul --axis k=16:4096:*4` crosses it.
+      {"k", "K: columns of A and rows of B, the length of each dot product", 4096, 8, 16384, true},
   };
   return make_table_lab(std::move(spec), variant_table(), setup_run);
 }

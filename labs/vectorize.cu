@@ -216,9 +216,12 @@ std::unique_ptr<Lab> make_lab() {
       "wave of blocks keeps that and saves block scheduling. Vector accesses need 16-byte "
       "alignment, so check it and keep a scalar path for the tail and for misaligned data.";
   spec.params = {
-      {"size", "elements (floats per buffer)", 1 << 28, 1, 1 << 29, true},
-      {"misalign", "offset in floats of both buffers from their aligned start (1-3 force the "
-                   "float4 kernels onto their scalar fallback)",
+      // Up to 2^30 floats: 4 GiB per buffer, 8 GiB of device memory and 12 GiB of host memory
+      // (input, reference, the result read back), so a sweep reaches far past the L2.
+      {"size", "elements (floats per buffer)", 1 << 28, 1, 1 << 30, true},
+      {"misalign",
+       "offset in floats of both buffers from their aligned start (1-3 force the "
+       "float4 kernels onto their scalar fallback)",
        0, 0, 3, false},
   };
   return make_table_lab(std::move(spec), variant_table(), setup_run);

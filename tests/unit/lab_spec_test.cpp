@@ -105,6 +105,25 @@ TEST(ResolveParams, RejectsOutOfRangeAndUnknown) {
   }
 }
 
+// The sweeps the README shows: vectorize to 1 Gi elements (past any L2), and matmul's K apart
+// from M = N, which --size sets with them unless k is given.
+TEST(ResolveParams, SweptParametersReachTheirRanges) {
+  const auto& vectorize = lab_or_throw("vectorize").spec();
+  EXPECT_EQ(resolve_params(vectorize, std::int64_t{1} << 30, {}).at("size"), std::int64_t{1} << 30);
+  EXPECT_THROW(resolve_params(vectorize, (std::int64_t{1} << 30) + 1, {}), UsageError);
+
+  const auto& matmul = lab_or_throw("matmul").spec();
+  auto p = resolve_params(matmul, std::nullopt, {});
+  EXPECT_EQ(p.at("size"), 4096);
+  EXPECT_EQ(p.at("k"), 4096);
+  p = resolve_params(matmul, 1024, {});
+  EXPECT_EQ(p.at("k"), 1024) << "--size sets K too: square unless k is given";
+  p = resolve_params(matmul, 1024, {{"k", 16}});
+  EXPECT_EQ(p.at("size"), 1024);
+  EXPECT_EQ(p.at("k"), 16);
+  EXPECT_THROW(resolve_params(matmul, std::nullopt, {{"k", 4}}), UsageError);
+}
+
 TEST(SelectVariants, AllListAndUnknown) {
   const auto& spec = lab_or_throw("transpose").spec();
   EXPECT_EQ(select_variants(spec, "all").size(), spec.variants.size());
