@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# One device call for `gpulab sweep`: the vectorize lab from 64 Ki to 256 Mi elements (every
-# variant, timed adaptively: the L2 cliff), the coalescing lab's stride from 1 to 32, diagnosed
-# at each point (where the principal finding changes), and a few labs timed both adaptively and
-# with the fixed 20 launches (do the medians agree within their noise?). Prints a short summary
-# last. From the repository root:
-#   [GPULAB_SWEEPS=vectorize,coalescing,adaptive] bash scripts/gpu/sweeps.sh [OUT_DIR]
-# GPULAB_SWEEPS picks the steps (default: all three).
+# One device call for `gpulab sweep`: the vectorize lab from 1 Mi to 1 Gi elements (every variant,
+# timed adaptively: the L2 cliff), the coalescing lab's stride from 1 to 32, diagnosed at each
+# point (where the principal finding changes), matmul's K against its size (diagnosed: where the
+# kernels cross the ridge point), the sweep GPU tests (adaptive timing, a sweep stopped by
+# SIGTERM), and labs timed both adaptively and with the fixed 20 launches (do the medians agree
+# within their noise?). Prints a short summary last. From the repository root:
+#   [GPULAB_SWEEPS=vectorize,coalescing,matmul,tests,adaptive] [GPULAB_ADAPTIVE_LABS=a,b] \
+#     bash scripts/gpu/sweeps.sh [OUT_DIR]
+# GPULAB_SWEEPS picks the steps (default: all five); GPULAB_ADAPTIVE_LABS the labs of the last
+# (default: transpose,reduction).
 # OUT_DIR receives summary.txt, reports.tgz (the sweeps' JSON, CSV and text, the paired run
 # reports) and logs.tgz.
 set -uo pipefail
@@ -24,24 +27,30 @@ sweep() {
   shift 2
   step "gpulab sweep $*"
   start=$(ms)
-  timeout "$limit" $bin sweep "$@" --json "$reports/sweep-$name.json" >"$reports/sweep-$name.txt" \
+  # SIGTERM at the limit: the sweep writes the points it measured (SIGKILL 20 s later).
+  timeout -k 20 "$limit" $bin sweep "$@" --json "$reports/sweep-$name.json" >"$reports/sweep-$name.txt" \
       2>"$logs/sweep-$name.err"
   rc=$?
   cat "$reports/sweep-$name.txt"
   tail -5 "$logs/sweep-$name.err"
-  note "sweep $name: exit $rc in $(( ($(ms) - start) / 1000 )) s"
+  note "sweep $name: exit $rc in $(( ($(ms) - start) / 1000 )) s; $(tail -1 "$reports/sweep-$name.txt" | cut -c1-160)"
 }
 
-steps=",${GPULAB_SWEEPS:-vectorize,coalescing,adaptive},"
+adaptive_labs=${GPULAB_ADAPTIVE_LABS:-transpose,reduction}
+steps=",${GPULAB_SWEEPS:-vectorize,coalescing,matmul,tests,adaptive},"
 wants() { [[ $steps == *",$1,"* ]]; }
-wants vectorize && sweep vectorize 200 vectorize --axis size=64Ki:256Mi:*4 --variant all
-wants coalescing && sweep coalescing 180 coalescing --axis stride=1:32:*2 --diagnose
+# --timeout 3: a microsecond point whose noise neither falls nor settles costs 3 s, not 15.
+wants vectorize && sweep vectorize 150 vectorize --axis size=1Mi:1Gi:*4 --variant all --timeout 3
+wants coalescing && sweep coalescing 120 coalescing --axis stride=1:32:*2 --diagnose --timeout 3
+wants matmul && sweep matmul 150 matmul --axis k=16:4096:*4 --axis size=1Ki,4Ki \
+    --variant naive,register-tiled,cublas --diagnose --timeout 3
+wants tests && gpu_tests "sweep GPU tests" sweep_tests 'AdaptiveTimingGpu.*:SweepGpu.*' 80
 
 # Adaptive against fixed: each lab run twice, medians side by side with the fixed run's noise.
-wants adaptive && for lab in transpose reduction; do
+wants adaptive && for lab in ${adaptive_labs//,/ }; do
   step "run $lab: --repeat 20, then --max-noise 0.5"
   timeout 60 $bin run "$lab" --metrics none --json "$reports/fixed-$lab.json" >/dev/null 2>"$logs/fixed-$lab.err"
-  timeout 120 $bin run "$lab" --metrics none --max-noise 0.5 --json "$reports/adaptive-$lab.json" \
+  timeout 120 $bin run "$lab" --metrics none --max-noise 0.5 --timeout 5 --json "$reports/adaptive-$lab.json" \
       >/dev/null 2>"$logs/adaptive-$lab.err"
   note "$lab fixed vs adaptive: $(python3 - "$reports/fixed-$lab.json" "$reports/adaptive-$lab.json" <<'PY'
 import json, sys
