@@ -144,8 +144,10 @@ class AosSoaRun final : public LabRun {
     // One set of particles, laid out both ways.
     fill_uniform(host_aos_, seed);
     std::vector<float> host_soa(kFields * n_);
-    for (std::size_t i = 0; i < n_; ++i)
-      for (int f = 0; f < kFields; ++f) host_soa[f * n_ + i] = host_aos_[kFields * i + f];
+    parallel_for(n_, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i)
+        for (int f = 0; f < kFields; ++f) host_soa[f * n_ + i] = host_aos_[kFields * i + f];
+    });
     GPULAB_CUDA_CHECK(
         cudaMemcpy(aos_.get(), host_aos_.data(), aos_.bytes(), cudaMemcpyHostToDevice));
     GPULAB_CUDA_CHECK(
@@ -195,10 +197,13 @@ class AosSoaRun final : public LabRun {
     auto& ref = c == Computation::one_field ? one_field_ref_ : all_fields_ref_;
     if (ref.empty()) {
       ref.resize(n_);
-      for (std::size_t i = 0; i < n_; ++i) {
-        const float* q = &host_aos_[kFields * i];
-        ref[i] = c == Computation::one_field ? one_field(q[0]) : all_fields(q[0], q[1], q[2], q[3]);
-      }
+      parallel_for(n_, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          const float* q = &host_aos_[kFields * i];
+          ref[i] =
+              c == Computation::one_field ? one_field(q[0]) : all_fields(q[0], q[1], q[2], q[3]);
+        }
+      });
     }
     return ref;
   }

@@ -159,7 +159,9 @@ class CoalescingRun final : public LabRun {
     auto& ref = references_[v.spec.name];
     if (ref.empty()) {
       ref.resize(n_);
-      for (std::size_t i = 0; i < n_; ++i) ref[i] = host_in_[v.source(i, stride_)];
+      parallel_for(n_, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) ref[i] = host_in_[v.source(i, stride_)];
+      });
     }
     return check_result(out_.get(), ref, Tolerance{0, 0});
   }

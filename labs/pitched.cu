@@ -158,7 +158,9 @@ class PitchedRun final : public LabRun {
   report::Check check(const std::string& variant) override {
     if (reference_.empty()) {
       reference_.resize(elements_);
-      for (std::size_t i = 0; i < elements_; ++i) reference_[i] = scale(host_in_[i]);
+      parallel_for(elements_, [this](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) reference_[i] = scale(host_in_[i]);
+      });
     }
     const auto& out = matrices(variants_[variant].layout).out;
     const std::size_t row_bytes = static_cast<std::size_t>(width_) * sizeof(float);

@@ -166,7 +166,9 @@ class VectorizeRun final : public LabRun {
   report::Check check(const std::string& /*variant*/) override {
     if (reference_.empty()) {
       reference_.resize(n_);
-      for (std::size_t i = 0; i < n_; ++i) reference_[i] = scale(host_in_[i]);
+      parallel_for(n_, [this](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) reference_[i] = scale(host_in_[i]);
+      });
     }
     return check_result(y(), reference_, Tolerance{0, 0});  // exact: see scale()
   }

@@ -2,12 +2,14 @@
 //
 // One generator, splitmix64 (counter-based): value i of a seed's sequence is a mix of
 // seed + (i + 1)·γ (γ = 2^64 / golden ratio), so the same seed gives the same data on every
-// machine and any element can be computed on its own (hundreds of MB take a fraction of a
-// second).
+// machine and any element can be computed on its own: hundreds of MB are filled on all cores at
+// once, in a few hundredths of a second (2^28 floats: 0.4 s on one core).
 #pragma once
 
 #include <cstdint>
 #include <vector>
+
+#include "labs/harness/parallel_for.hpp"
 
 namespace gpulab::labs {
 
@@ -36,8 +38,11 @@ inline std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t stream) {
 inline void fill_uniform(std::vector<float>& data, std::uint64_t seed, float lo = -1.0f,
                          float hi = 1.0f) {
   const double scale = (static_cast<double>(hi) - lo) / 16777216.0;
-  for (std::size_t i = 0; i < data.size(); ++i)
-    data[i] = static_cast<float>(lo + static_cast<double>(random_bits(seed, i) >> 40) * scale);
+  float* out = data.data();
+  parallel_for(data.size(), [=](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      out[i] = static_cast<float>(lo + static_cast<double>(random_bits(seed, i) >> 40) * scale);
+  });
 }
 
 }  // namespace gpulab::labs
