@@ -192,13 +192,15 @@ class ConstantMemoryRun final : public LabRun {
     auto& reference = references_[v.window];
     if (reference.empty()) {
       reference.resize(n_);
-      for (size_t i = 0; i < n_; ++i) {
-        const unsigned base = v.window(static_cast<unsigned>(i % kBlock));
-        const float x = host_in_[i];
-        float acc = host_table_[base];
-        for (int k = 1; k < kTaps; ++k) acc = std::fma(acc, x, host_table_[base + k]);
-        reference[i] = acc;
-      }
+      parallel_for(n_, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          const unsigned base = v.window(static_cast<unsigned>(i % kBlock));
+          const float x = host_in_[i];
+          float acc = host_table_[base];
+          for (int k = 1; k < kTaps; ++k) acc = std::fma(acc, x, host_table_[base + k]);
+          reference[i] = acc;
+        }
+      });
     }
     return check_result(out_.get(), reference, Tolerance{1e-6, 1e-6});
   }

@@ -324,7 +324,9 @@ class OccupancyRun final : public LabRun {
     const auto& out = stream ? y_ : task_y_;
     if (ref.empty()) {
       ref.resize(in.size());
-      for (std::size_t i = 0; i < in.size(); ++i) ref[i] = axpb(in[i]);
+      parallel_for(in.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) ref[i] = axpb(in[i]);
+      });
     }
     return check_result(out.get(), ref, Tolerance{0, 0});  // one fmaf each side
   }
