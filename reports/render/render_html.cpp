@@ -2,11 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <map>
-#include <optional>
-#include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -14,17 +10,16 @@
 #include "reports/diagnosis/diagnosis.hpp"
 #include "reports/diagnosis/limits.hpp"
 #include "reports/kernel_name.hpp"
-#include "reports/metric_catalogue.hpp"
 #include "reports/nvtx_filter.hpp"
 #include "reports/rank_view.hpp"
 #include "reports/render/escape.hpp"
 #include "reports/render/html_page.hpp"
 #include "reports/render/render_diagnosis.hpp"
+#include "reports/render/render_kernel_html.hpp"
 #include "reports/render/render_ranks.hpp"
 #include "reports/render/roofline.hpp"
 #include "reports/render/svg_chart.hpp"
 #include "reports/report.hpp"
-#include "reports/timeline.hpp"
 #include "reports/units.hpp"
 
 namespace gpulab::report {
@@ -34,10 +29,7 @@ using svg::Axis;
 
 std::string esc(const std::string& s) { return html_safe(s); }
 
-// Long C++ names (a library kernel's template arguments run to hundreds of characters) are cut
-// in the middle (reports/kernel_name.hpp, shortened), the whole name on hover: a bar's label in
-// the 230 pixels beside it, a table cell.
-constexpr std::size_t kBarLabelChars = 26;
+// A table cell's long name is cut in the middle, as a bar's label (kBarLabelChars), wider.
 constexpr std::size_t kCellChars = 60;
 
 std::string name_cell(const std::string& name, const std::string& shown) {
@@ -301,240 +293,6 @@ std::string roofline(const Report& r) {
   return out;
 }
 
-std::string evidence_html(const std::vector<Evidence>& evidence) {
-  std::string out;
-  for (const auto& e : evidence) {
-    if (!out.empty()) out += ", ";
-    const auto unit = evidence_unit(e.metric);
-    const auto* traits = metrics::find(e.metric);
-    out += fmt::format("<code title=\"{}\">{}</code> = {}", esc(e.metric),
-                       esc(traits ? traits->short_name : e.metric),
-                       e.value ? units::metric(*e.value, unit) : std::string("not measured"));
-    if (!e.threshold.empty())
-      out += fmt::format(" ({} {} <code>{}</code>)", esc(e.relation),
-                         units::metric(e.threshold_value, unit), esc(e.threshold));
-  }
-  return out;
-}
-
-std::string lines_html(const std::vector<FindingLine>& lines) {
-  std::string out;
-  for (const auto& l : lines)
-    out += fmt::format("<br>at <code>{}:{}</code>: {} of {}{}", esc(l.file), l.line,
-                       units::percent(l.share), esc(l.what),
-                       l.detail.empty() ? "" : ", " + esc(l.detail));
-  return out;
-}
-
-std::string diagnosis_html(const Diagnosis& d) {
-  std::string out = fmt::format("<p>verdict: <strong>{}</strong></p>\n", esc(d.verdict));
-  for (const auto& caveat : d.caveats)
-    out += fmt::format("<p class=\"caveat\"><em>Caveat:</em> {}</p>\n", esc(caveat));
-  out += "<ol class=\"path\">\n";
-  for (const auto& s : d.path)
-    out += fmt::format(
-        "<li style=\"margin-left:{}em\"><code>{}</code> {}<br><span class=\"evidence\">{}</span> → "
-        "<span class=\"answer\">{}{}</span></li>\n",
-        1.5 * s.depth, esc(s.node), esc(s.question), evidence_html(s.evidence), esc(s.answer),
-        s.finding.empty() ? "" : ": " + esc(s.finding));
-  out += "</ol>\n";
-  if (d.findings.empty()) return out + "<p>findings: none</p>\n";
-  out += "<ol class=\"findings\">\n";
-  for (const auto& f : d.findings)
-    out += fmt::format(
-        "<li><span class=\"{}\">[{}]</span> <strong>{}</strong> <code>{}</code><br>{}<br>"
-        "{}<em>What to do:</em> {}<br><span class=\"evidence\">{}</span>{}</li>\n",
-        esc(f.severity), esc(f.severity), esc(f.title), esc(f.id), esc(f.explanation),
-        f.estimate ? "<em>Worth:</em> " + esc(estimate_text(*f.estimate)) + "<br>" : "",
-        esc(f.recommendation), evidence_html(f.evidence), lines_html(f.lines));
-  return out + "</ol>\n";
-}
-
-// The kernel's source view of `gpulab source` (reports/render/render_source.hpp), its hot lines
-// marked for the eye.
-std::string source_html(const KernelSource& source, const SourceText& text_of) {
-  // The report's own copy of a file first, then the page's.
-  const SourceText text = [&](const std::string& file) -> std::optional<std::string> {
-    if (auto it = source.files.find(file); it != source.files.end()) return it->second;
-    return text_of ? text_of(file) : std::nullopt;
-  };
-  const std::string view = render_source("", source, {}, text, Style());
-  std::string out = "<figure class=\"source\"><figcaption>Source lines</figcaption><pre>";
-  std::istringstream lines(view);
-  std::string line;
-  std::getline(lines, line);  // the empty title
-  while (std::getline(lines, line))
-    out += line.rfind(">>", 0) == 0 ? "<span class=\"hot\">" + esc(line) + "</span>\n"
-                                    : esc(line) + "\n";
-  return out + "</pre></figure>\n";
-}
-
-std::string kernel_html(const Kernel& k, std::size_t launches, const SourceText& text_of) {
-  const auto& a = k.attributes;
-  std::string out = fmt::format(
-      "<h4>{}{}</h4>\n<p class=\"mono\">{}</p>\n<p>grid {} × block {}, {} registers/thread, {} "
-      "local/thread, {} shared, theoretical occupancy {}</p>\n",
-      esc(kernel_heading(k.name, k.function)),
-      launches > 1 ? fmt::format(" ({} launches)", launches) : std::string(),
-      esc(k.function.empty() ? k.name : k.function) +
-          (k.nvtx_path.empty() ? "" : " · NVTX " + esc(k.nvtx_path)),
-      a.grid_blocks, a.block_threads, a.registers_per_thread,
-      units::bytes(double(a.local_bytes_per_thread)),
-      units::bytes(double(a.static_shared_bytes + a.dynamic_shared_bytes)),
-      units::percent(a.theoretical_occupancy));
-  if (k.diagnosis) out += diagnosis_html(*k.diagnosis);
-  if (k.source) out += source_html(*k.source, text_of);
-  return out;
-}
-
-// A profiled program's function may have thousands of profiled launches: up to this many are each
-// shown, and beyond, the function's longest diagnosed launch, the launches whose principal
-// finding differs from it (the outliers, the first kOutliersShown of them), its longest launches
-// in a table and the rest counted by principal finding. A page of 10,000 launches each shown
-// took 60 MB; so, 0.24 MB.
-constexpr std::size_t kLaunchesShownEach = 8;
-constexpr std::size_t kOutliersShown = 3;
-constexpr std::size_t kLongestShown = 10;
-
-std::string principal_of(const Kernel& k) {
-  if (!k.diagnosis) return "not diagnosed";
-  return k.diagnosis->findings.empty() ? "none" : k.diagnosis->findings.front().id;
-}
-
-std::optional<double> duration_of(const Kernel& k) {
-  const auto it = k.metrics.find(metrics::name::duration);
-  if (it == k.metrics.end()) return std::nullopt;
-  return it->second * 1e-9;  // ns
-}
-
-std::string longest_launches_html(const Variant& v) {
-  std::vector<const Kernel*> timed;
-  for (const auto& k : v.kernels)
-    if (duration_of(k)) timed.push_back(&k);
-  const std::size_t shown = std::min(kLongestShown, timed.size());
-  if (shown == 0) return "";
-  std::partial_sort(
-      timed.begin(), timed.begin() + shown, timed.end(),
-      [](const Kernel* a, const Kernel* b) { return *duration_of(*a) > *duration_of(*b); });
-  std::string out = fmt::format(
-      "<table class=\"launches\">\n<caption>The {} longest of {} profiled launches</caption>\n"
-      "<tr><th class=\"num\">launch</th><th class=\"num\">duration</th><th class=\"num\">grid</th>"
-      "<th>principal finding</th></tr>\n",
-      shown, v.kernels.size());
-  for (std::size_t i = 0; i < shown; ++i) {
-    const Kernel& k = *timed[i];
-    out += fmt::format(
-        "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-        "<td><code>{}</code></td></tr>\n",
-        k.launch_index, units::seconds(*duration_of(k)), k.attributes.grid_blocks,
-        esc(principal_of(k)));
-  }
-  return out + "</table>\n";
-}
-
-std::string many_launches_html(const Variant& v, const SourceText& text_of) {
-  std::string out;
-  for (const auto& launches : diagnosed_functions(v)) {
-    const Kernel& first = *launches.front();
-    out += kernel_html(first, 1, text_of);
-    std::map<std::string, int> principals;
-    std::vector<const Kernel*> outliers;
-    for (std::size_t i = 1; i < launches.size(); ++i) {
-      const std::string principal = principal_of(*launches[i]);
-      ++principals[principal];
-      if (principal != principal_of(first) && outliers.size() < kOutliersShown)
-        outliers.push_back(launches[i]);
-    }
-    std::string counts;
-    for (const auto& [id, n] : principals)
-      counts += fmt::format("{}<code>{}</code> ×{}", counts.empty() ? "" : ", ", esc(id), n);
-    if (launches.size() > 1)
-      out += fmt::format(
-          "<p>{} more diagnosed launches of this function, principal findings: {}</p>\n",
-          launches.size() - 1, counts);
-    for (const Kernel* k : outliers)
-      out += fmt::format("<p class=\"outlier\">An outlier, launch {}:</p>\n", k->launch_index) +
-             kernel_html(*k, 1, text_of);
-  }
-  const auto undiagnosed = std::count_if(v.kernels.begin(), v.kernels.end(),
-                                         [](const Kernel& k) { return !k.diagnosis; });
-  if (undiagnosed > 0)
-    out += fmt::format("<p>{} profiled launches not diagnosed.</p>\n", undiagnosed);
-  return out + longest_launches_html(v);
-}
-
-// One row per stream (and one for migrations), and one per CPU thread of a traced program's NVTX
-// ranges (an inner range drawn inside its parent), time along x.
-std::string gantt(const Timeline& t, const std::string& variant) {
-  if (t.activities.empty()) return "";
-  std::set<TimelineRow> distinct;
-  for (const auto& a : t.activities) distinct.insert(row_of(a));
-  const std::vector<TimelineRow> rows(distinct.begin(), distinct.end());
-  std::set<std::uint32_t> range_threads;
-  for (const auto& s : t.ranges) range_threads.insert(s.thread);
-  const bool name_devices = names_devices(t.activities);
-  double span = 0;
-  for (const auto& a : t.activities) span = std::max(span, a.end);
-  for (const auto& s : t.ranges) span = std::max(span, s.end);
-  const double left = 110, right = 960, row_h = 26, top = 8;
-  const double height = top + row_h * (rows.size() + range_threads.size()) + 34;
-  const Axis x{0, span > 0 ? span : 1, left, right, false};
-  std::string out = svg::open(980, height, "timeline of " + variant);
-  for (const double tick : x.ticks()) {
-    out += svg::line(x.map(tick), top, x.map(tick), height - 28, "grid");
-    out += svg::text(x.map(tick), height - 14, units::seconds(tick), "small", "middle");
-  }
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    out += svg::text(left - 8, top + i * row_h + 16, row_label(rows[i], name_devices), "", "end");
-  for (const auto& a : t.activities) {
-    const auto i = std::lower_bound(rows.begin(), rows.end(), row_of(a)) - rows.begin();
-    std::string tip = fmt::format("{} {}: {} from {}", to_string(a.kind), a.name,
-                                  units::seconds(a.end - a.start), units::seconds(a.start));
-    if (a.kind != ActivityKind::kernel) tip += ", " + units::bytes(double(a.bytes));
-    if (!a.source_memory.empty()) tip += ", " + a.source_memory + "→" + a.destination_memory;
-    if (!a.cause.empty()) tip += ", " + a.cause;
-    out += svg::rect(x.map(a.start), top + i * row_h, x.map(a.end) - x.map(a.start), row_h - 8,
-                     is_communication(a) ? "communication" : to_string(a.kind), tip);
-  }
-  std::size_t row = rows.size();
-  for (const std::uint32_t thread : range_threads) {
-    const double y = top + row++ * row_h;
-    out += svg::text(left - 8, y + 16, fmt::format("NVTX {}", thread), "", "end");
-    for (const auto& s : t.ranges) {
-      if (s.thread != thread) continue;
-      const double inset = std::min(3.0 * double(nvtx_path_parts(s.path).size() - 1), 8.0);
-      out += svg::rect(x.map(s.start), y + inset / 2, x.map(s.end) - x.map(s.start),
-                       row_h - 8 - inset, "nvtx",
-                       fmt::format("NVTX {}: {} from {}", s.path, units::seconds(s.end - s.start),
-                                   units::seconds(s.start)));
-    }
-  }
-  return out + svg::close();
-}
-
-std::string timeline_html(const Timeline& t, const std::string& variant) {
-  const auto& s = t.summary;
-  std::string out = "<figure class=\"gantt\">\n" + gantt(t, variant);
-  const bool communication = s.communication_seconds > 0;
-  out += fmt::format(
-      "<figcaption>Blue: kernels, {}amber: copies, gray: memsets, red: unified-memory "
-      "migrations{}. Span {}, {} kernels; kernels overlapping transfers {} of the span, GPU idle "
-      "{}, exposed transfers {}, on-demand migrations {}.",
-      communication ? "purple: NCCL's kernels (communication), " : "",
-      t.ranges.empty() ? "" : ", green: NVTX ranges by CPU thread", units::seconds(s.span_seconds),
-      s.kernels, units::percent(s.overlap_fraction), units::percent(s.idle_fraction),
-      units::percent(s.exposed_transfer_fraction), units::percent(s.on_demand_fraction));
-  if (communication)
-    out += fmt::format(" Communication {} per GPU, {} of it under compute{}.",
-                       units::seconds(s.communication_seconds),
-                       units::percent(s.communication_overlap_fraction),
-                       s.bus_bandwidth > 0 ? ", bus bandwidth " + units::bandwidth(s.bus_bandwidth)
-                                           : std::string());
-  out += "</figcaption>\n</figure>\n";
-  if (t.diagnosis) out += diagnosis_html(*t.diagnosis);
-  return out;
-}
-
 std::string report_section(const Report& r, const SourceText& text_of) {
   std::string out = fmt::format("<section class=\"lab\" id=\"lab-{}\">\n<h2>{}</h2>\n",
                                 anchor(r.subject()), esc(r.subject()));
@@ -578,12 +336,6 @@ std::string report_section(const Report& r, const SourceText& text_of) {
   return out + "</section>\n";
 }
 
-std::string change_text(const std::optional<double>& a, const std::optional<double>& b,
-                        double change) {
-  if (!a || !b) return "—";
-  return units::signed_percent(change);
-}
-
 }  // namespace
 
 std::string render_html(const std::vector<Report>& reports, const HtmlPage& page) {
@@ -596,86 +348,6 @@ std::string render_html(const std::vector<Report>& reports, const HtmlPage& page
   if (reports.size() > 1) out += limits_table(reports);
   if (are_rank_reports(reports)) out += rank_view_html(rank_view(reports));
   for (const auto& r : reports) out += report_section(r, page.source_text);
-  return out + page_tail();
-}
-
-namespace {
-
-std::string comparison_section(const Comparison& c) {
-  std::string out = fmt::format(
-      "<section class=\"comparison\">\n<h2>Before and after</h2>\n<dl class=\"meta\">\n"
-      "<dt>before (A)</dt><dd>{}</dd>\n<dt>after (B)</dt><dd>{}</dd>\n</dl>\n",
-      esc(c.label_a), esc(c.label_b));
-  for (const auto& w : c.warnings)
-    out += fmt::format("<p class=\"skipped\">warning: {}</p>\n", esc(w));
-  double longest = 0;
-  for (const auto& v : c.variants) {
-    if (v.time_a) longest = std::max(longest, v.time_a->median);
-    if (v.time_b) longest = std::max(longest, v.time_b->median);
-  }
-  const double label_w = 200, bar_w = 500, row_h = 18;
-  const double height = c.variants.size() * (2 * row_h + 10) + 10;
-  const Axis x{0, longest > 0 ? longest : 1, label_w, label_w + bar_w, false};
-  out += "<figure class=\"bars\">\n" + svg::open(label_w + bar_w + 200, height, "before and after");
-  std::vector<std::string> names;
-  for (const auto& v : c.variants) names.push_back(v.lab + "/" + v.label());
-  const auto labels = shortened_apart(names, kBarLabelChars - 2);  // 200 pixels, not 230
-  for (std::size_t i = 0; i < c.variants.size(); ++i) {
-    const auto& v = c.variants[i];
-    const double y = 6 + i * (2 * row_h + 10);
-    out += svg::name_text(label_w - 8, y + row_h + 2, names[i], labels[i], "", "end");
-    if (v.time_a)
-      out += svg::rect(label_w, y, x.map(v.time_a->median) - label_w, row_h - 3, "bar baseline",
-                       "A: " + units::seconds(v.time_a->median));
-    if (v.time_b)
-      out += svg::rect(label_w, y + row_h, x.map(v.time_b->median) - label_w, row_h - 3, "bar",
-                       "B: " + units::seconds(v.time_b->median));
-    out += svg::text(label_w + bar_w + 8, y + row_h + 2,
-                     fmt::format("{} ({})", to_string(v.verdict),
-                                 v.time_a && v.time_b ? units::signed_percent(v.change) : "—"),
-                     "small");
-  }
-  out += svg::close() +
-         "<figcaption>Median times, A (gray) above B (blue); the verdict accounts "
-         "for each side's noise.</figcaption>\n</figure>\n";
-  for (const auto& v : c.variants) {
-    out += fmt::format("<h3>{}/{}</h3>\n<p>{}: {}; noise band ±{:.1f}%</p>\n", esc(v.lab),
-                       esc(v.label()), to_string(v.verdict),
-                       v.time_a && v.time_b ? units::signed_percent(v.change) : "—", v.noise * 100);
-    for (const auto& k : v.kernels) {
-      out += fmt::format(
-          "<table class=\"deltas\">\n<tr><th>{}</th><th class=\"num\">A</th>"
-          "<th class=\"num\">B</th><th class=\"num\">change</th><th>verdict</th>"
-          "</tr>\n",
-          esc(delta_label(k)));
-      for (const auto& m : k.metrics)
-        out += fmt::format(
-            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-            "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-            esc(m.label.empty() ? m.name : m.label),
-            m.a ? units::metric(*m.a, unit_of(m.name)) : "—",
-            m.b ? units::metric(*m.b, unit_of(m.name)) : "—", change_text(m.a, m.b, m.change),
-            to_string(m.verdict));
-      out += "</table>\n";
-    }
-    const auto ids = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (const auto& id : v)
-        s += (s.empty() ? "" : ", ") + std::string("<code>") + esc(id) + "</code>";
-      return s.empty() ? std::string("none") : s;
-    };
-    out += fmt::format("<p>findings resolved: {}; introduced: {}; unchanged: {}</p>\n",
-                       ids(v.findings_resolved), ids(v.findings_introduced),
-                       ids(v.findings_unchanged));
-  }
-  return out + "</section>\n";
-}
-
-}  // namespace
-
-std::string render_html(const std::vector<Comparison>& comparisons, const HtmlPage& page) {
-  std::string out = page_head(page.title, page.generator, page.argv) + "</dl>\n</header>\n";
-  for (const auto& c : comparisons) out += comparison_section(c);
   return out + page_tail();
 }
 
