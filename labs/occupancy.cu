@@ -48,13 +48,14 @@ __host__ __device__ inline float axpb(float x) {
 constexpr int kBlockSizes[] = {32, 64, 128, 256, 512, 1024};
 constexpr int kLastUnderfilledBlock = 128;
 
-constexpr int kSharedLimitedBlock = 256;
+// The `block` parameter: the threads per block of smem-limited and of the tail pair (the
+// block-size variants keep their own). The napkin math below is at this default.
+constexpr int kDefaultBlock = 256;
 // 100 KB per block: each block also costs 1 KB of shared memory the system reserves, so 2 blocks
 // take 202 KB of the SM's 228 KB and a third (303 KB) does not fit. Anything between 76 KB and
 // 113 KB gives the same 2 blocks per SM.
 constexpr std::size_t kReservedSharedBytes = 100 * 1024;
 
-constexpr int kTaskBlock = 256;     // 8 warps: 8 blocks fill an SM's 64 warp slots
 constexpr unsigned kSleepNs = 100;  // nap between clock checks while a task waits
 
 // Every kernel of the lab takes the same arguments; the streaming kernels ignore the cost.
@@ -168,7 +169,7 @@ struct OccupancyVariant {
   Workload workload;
   const char* kernel_name;
   KernelFn kernel;
-  int block;
+  int block;  // threads per block; 0: the lab's `block` parameter
   std::size_t dynamic_shared_bytes;
   GridShape grid;
 };
@@ -200,22 +201,23 @@ std::vector<OccupancyVariant> variant_table() {
   std::vector<OccupancyVariant> t;
   for (int block : kBlockSizes) t.push_back(block_size_variant(block));
   t.push_back({{"smem-limited", Role::optimized,
-                "256-thread blocks reserving 100 KB of shared memory each: 2 blocks, 16 of 64 "
-                "warp slots",
+                "blocks of `block` threads reserving 100 KB of shared memory each: 2 blocks per "
+                "SM, 16 of 64 warp slots at 256 threads",
                 "low-occupancy"},
                Workload::stream,
                "axpb_shared_reserved",
                axpb_shared_reserved,
-               kSharedLimitedBlock,
+               0,
                kReservedSharedBytes,
                GridShape::cover_elements});
   t.push_back(
       {{"one-extra-block", Role::optimized,
-        "fixed-cost blocks, one full wave + 1 block: the last block runs alone", "tail-effect"},
+        "fixed-cost blocks of `block` threads, one full wave + 1 block: the last block runs alone",
+        "tail-effect"},
        Workload::fixed_cost,
        "axpb_fixed_cost",
        axpb_fixed_cost,
-       kTaskBlock,
+       0,
        0,
        GridShape::wave_plus_one});
   t.push_back({{"balanced", Role::optimized,
@@ -223,31 +225,33 @@ std::vector<OccupancyVariant> variant_table() {
                Workload::fixed_cost,
                "axpb_fixed_cost",
                axpb_fixed_cost,
-               kTaskBlock,
+               0,
                0,
                GridShape::one_wave});
   return t;
 }
 
-// SMs x blocks of the fixed-cost kernel that fit on one SM at once: one full wave.
-unsigned full_wave_blocks() {
+// SMs x blocks of the fixed-cost kernel (of `block` threads) that fit on one SM at once: one full
+// wave.
+unsigned full_wave_blocks(int block) {
   int device = 0, sms = 0, blocks_per_sm = 0;
   GPULAB_CUDA_CHECK(cudaGetDevice(&device));
   GPULAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  GPULAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, axpb_fixed_cost,
-                                                                  kTaskBlock, 0));
+  GPULAB_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, axpb_fixed_cost, block, 0));
   return static_cast<unsigned>(sms) * static_cast<unsigned>(std::max(blocks_per_sm, 1));
 }
 
 class OccupancyRun final : public LabRun {
  public:
-  OccupancyRun(const Variants& variants, std::size_t n, int tail_items, long long tail_cycles,
-               std::uint64_t seed)
+  OccupancyRun(const Variants& variants, std::size_t n, int block, int tail_items,
+               long long tail_cycles, std::uint64_t seed)
       : variants_(variants),
         n_(n),
         tail_cycles_(tail_cycles),
-        wave_blocks_(full_wave_blocks()),
-        task_n_(static_cast<std::size_t>(wave_blocks_ + 1) * kTaskBlock * tail_items),
+        block_(block),
+        wave_blocks_(full_wave_blocks(block)),
+        task_n_(static_cast<std::size_t>(wave_blocks_ + 1) * block * tail_items),
         host_x_(n_),
         host_task_x_(task_n_) {
     require_device_memory(2 * (n_ + task_n_) * sizeof(float), "occupancy at this size");
@@ -302,13 +306,13 @@ class OccupancyRun final : public LabRun {
 
   std::vector<KernelLaunch> kernels(const std::string& variant) const override {
     const auto& v = variants_[variant];
-    return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(v), dim3(v.block),
+    return {{v.kernel_name, reinterpret_cast<const void*>(v.kernel), grid(v), dim3(block_of(v)),
              v.dynamic_shared_bytes}};
   }
 
   void launch(const std::string& variant, cudaStream_t stream) override {
     const auto& v = variants_[variant];
-    v.kernel<<<grid(v), v.block, v.dynamic_shared_bytes, stream>>>(args(v.workload));
+    v.kernel<<<grid(v), block_of(v), v.dynamic_shared_bytes, stream>>>(args(v.workload));
     GPULAB_CUDA_CHECK_LAUNCH();
   }
 
@@ -339,10 +343,12 @@ class OccupancyRun final : public LabRun {
     return {task_x_.get(), task_y_.get(), task_n_, tail_cycles_};
   }
 
+  int block_of(const OccupancyVariant& v) const { return v.block > 0 ? v.block : block_; }
+
   dim3 grid(const OccupancyVariant& v) const {
     switch (v.grid) {
       case GridShape::cover_elements:
-        return dim3(static_cast<unsigned>((n_ + v.block - 1) / v.block));
+        return dim3(static_cast<unsigned>((n_ + block_of(v) - 1) / block_of(v)));
       case GridShape::wave_plus_one:
         return dim3(wave_blocks_ + 1);
       case GridShape::one_wave:
@@ -353,6 +359,7 @@ class OccupancyRun final : public LabRun {
 
   std::size_t n_;
   long long tail_cycles_;
+  int block_;  // of the variants whose table leaves it to the `block` parameter
   unsigned wave_blocks_;
   std::size_t task_n_;
   std::vector<float> host_x_, host_task_x_;
@@ -364,6 +371,7 @@ class OccupancyRun final : public LabRun {
 std::unique_ptr<LabRun> setup_run(const Variants& variants, const ParamValues& params,
                                   std::uint64_t seed) {
   return std::make_unique<OccupancyRun>(variants, static_cast<std::size_t>(params.at("size")),
+                                        static_cast<int>(params.at("block")),
                                         static_cast<int>(params.at("tail_items")),
                                         static_cast<long long>(params.at("tail_cycles")), seed);
 }
@@ -386,13 +394,17 @@ std::unique_ptr<Lab> make_lab() {
       "alone afterwards and nearly doubles the time, while the same work spread by a "
       "grid-stride loop over exactly one wave finishes in one.";
   spec.params = {
-      {"size", "elements of the streaming variants (floats per buffer)", 1 << 26, 1, 1 << 28,
-       true},
+      {"size", "elements of the streaming variants (floats per buffer)", 1 << 26, 1, 1 << 28, true},
+      // At 1024 threads the 100 KB reservations no longer limit smem-limited (2 blocks of 32 warps
+      // fill the SM's 64 slots), and the tail pair's waves hold 2 blocks per SM instead of 8:
+      // `gpulab sweep occupancy --axis block=32:1024:*2 --diagnose` shows where findings change.
+      {"block", "threads per block of smem-limited and the tail pair (block-N keep theirs)",
+       kDefaultBlock, 32, 1024, false},
       {"tail_items",
        "elements per thread of the one-extra-block grid (the tail pair's work per block)", 64, 1,
        256, false},
-      {"tail_cycles", "SM clock cycles each element of the tail pair waits (its fixed cost)",
-       32768, 0, 1 << 18, false},
+      {"tail_cycles", "SM clock cycles each element of the tail pair waits (its fixed cost)", 32768,
+       0, 1 << 18, false},
   };
   return make_table_lab(std::move(spec), variant_table(), setup_run);
 }

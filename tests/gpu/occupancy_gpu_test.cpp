@@ -39,8 +39,8 @@ const report::StaticAttributes& attributes(const report::Variant& v) {
   return v.kernels.front().attributes;
 }
 
-// The tail pair works on (full wave + 1) x 256 threads x tail_items elements; both variants on
-// the same ones.
+// The tail pair works on (full wave + 1) x `block` threads x tail_items elements; both variants
+// on the same ones.
 std::uint64_t tail_elements(const report::Report& r) {
   const auto& a = attributes(variant(r, "one-extra-block"));
   return a.grid_blocks * static_cast<std::uint64_t>(a.block_threads) *
@@ -78,6 +78,27 @@ TEST(OccupancyGpu, AllVariantsCorrectAtSmallOddSizes) {
       const auto r = test::run_lab("occupancy", s);
       expect_all_correct(r, "n=" + std::to_string(n) + " items=" + std::to_string(items));
     }
+  }
+}
+
+// The `block` parameter sizes the blocks of smem-limited and of the tail pair (whose full wave it
+// changes too), not the block-size variants'; every variant stays correct at each.
+TEST(OccupancyGpu, TheBlockParameterSizesSmemLimitedAndTheTailPair) {
+  GPULAB_REQUIRE_GPU();
+  for (int block : {32, 96, 1024}) {
+    app::RunSettings s;
+    s.size = 4099;
+    s.params = {{"block", block}, {"tail_items", 2}, {"tail_cycles", 1000}};
+    s.repeat = 1;
+    s.warmup = 0;
+    s.metrics = "none";
+    const auto r = test::run_lab("occupancy", s);
+    const std::string context = "block=" + std::to_string(block);
+    expect_all_correct(r, context);
+    EXPECT_EQ(attributes(variant(r, "smem-limited")).block_threads, block) << context;
+    for (const char* name : kTailVariants)
+      EXPECT_EQ(attributes(variant(r, name)).block_threads, block) << context << " " << name;
+    EXPECT_EQ(attributes(variant(r, "block-256")).block_threads, 256) << context;
   }
 }
 

@@ -105,8 +105,8 @@ TEST(ResolveParams, RejectsOutOfRangeAndUnknown) {
   }
 }
 
-// The sweeps the README shows: vectorize to 1 Gi elements (past any L2), and matmul's K apart
-// from M = N, which --size sets with them unless k is given.
+// The sweeps the README shows: vectorize to 1 Gi elements (past any L2), matmul's K apart from
+// M = N, which --size sets with them unless k is given, and occupancy's block size.
 TEST(ResolveParams, SweptParametersReachTheirRanges) {
   const auto& vectorize = lab_or_throw("vectorize").spec();
   EXPECT_EQ(resolve_params(vectorize, std::int64_t{1} << 30, {}).at("size"), std::int64_t{1} << 30);
@@ -122,6 +122,11 @@ TEST(ResolveParams, SweptParametersReachTheirRanges) {
   EXPECT_EQ(p.at("size"), 1024);
   EXPECT_EQ(p.at("k"), 16);
   EXPECT_THROW(resolve_params(matmul, std::nullopt, {{"k", 4}}), UsageError);
+
+  const auto& occupancy = lab_or_throw("occupancy").spec();
+  EXPECT_EQ(resolve_params(occupancy, std::nullopt, {}).at("block"), 256);
+  EXPECT_EQ(resolve_params(occupancy, 4096, {}).at("block"), 256) << "--size leaves it";
+  EXPECT_THROW(resolve_params(occupancy, std::nullopt, {{"block", 2048}}), UsageError);
 }
 
 TEST(SelectVariants, AllListAndUnknown) {
