@@ -2,12 +2,14 @@
 # One device call for `gpulab sweep`: the vectorize lab from 1 Mi to 1 Gi elements (every variant,
 # timed adaptively: the L2 cliff), the coalescing lab's stride from 1 to 32, diagnosed at each
 # point (where the principal finding changes), matmul's K against its size (diagnosed: where the
-# kernels cross the ridge point), the sweep GPU tests (adaptive timing, a sweep stopped by
-# SIGTERM), and labs timed both adaptively and with the fixed 20 launches (do the medians agree
-# within their noise?). Prints a short summary last. From the repository root:
-#   [GPULAB_SWEEPS=vectorize,coalescing,matmul,tests,adaptive] [GPULAB_ADAPTIVE_LABS=a,b] \
-#     bash scripts/gpu/sweeps.sh [OUT_DIR]
-# GPULAB_SWEEPS picks the steps (default: all five); GPULAB_ADAPTIVE_LABS the labs of the last
+# kernels cross the ridge point), occupancy's block size (diagnosed), the sweep GPU tests
+# (adaptive timing, a sweep stopped by SIGTERM), and labs timed both adaptively and with the fixed
+# 20 launches (do the medians agree within their noise?). Prints a short summary last. From the
+# repository root:
+#   [GPULAB_SWEEPS=vectorize,coalescing,matmul,occupancy,tests,adaptive] \
+#     [GPULAB_ADAPTIVE_LABS=a,b] bash scripts/gpu/sweeps.sh [OUT_DIR]
+# GPULAB_SWEEPS picks the steps (default: vectorize,coalescing,tests, within one device call;
+# then matmul,occupancy,adaptive in a second); GPULAB_ADAPTIVE_LABS the labs of the last
 # (default: transpose,reduction).
 # OUT_DIR receives summary.txt, reports.tgz (the sweeps' JSON, CSV and text, the paired run
 # reports) and logs.tgz.
@@ -37,13 +39,15 @@ sweep() {
 }
 
 adaptive_labs=${GPULAB_ADAPTIVE_LABS:-transpose,reduction}
-steps=",${GPULAB_SWEEPS:-vectorize,coalescing,matmul,tests,adaptive},"
+steps=",${GPULAB_SWEEPS:-vectorize,coalescing,tests},"
 wants() { [[ $steps == *",$1,"* ]]; }
 # --timeout 3: a microsecond point whose noise neither falls nor settles costs 3 s, not 15.
 wants vectorize && sweep vectorize 150 vectorize --axis size=1Mi:1Gi:*4 --variant all --timeout 3
 wants coalescing && sweep coalescing 120 coalescing --axis stride=1:32:*2 --diagnose --timeout 3
 wants matmul && sweep matmul 150 matmul --axis k=16:4096:*4 --axis size=1Ki,4Ki \
     --variant naive,register-tiled,cublas --diagnose --timeout 3
+wants occupancy && sweep occupancy 120 occupancy --axis block=32:1024:*2 \
+    --variant smem-limited,one-extra-block,balanced --diagnose --timeout 3
 wants tests && gpu_tests "sweep GPU tests" sweep_tests 'AdaptiveTimingGpu.*:SweepGpu.*' 80
 
 # Adaptive against fixed: each lab run twice, medians side by side with the fixed run's noise.
