@@ -167,6 +167,7 @@ TEST(Shell, SaveTalksOnStderrAndHelpNamesUnknownCommands) {
 }
 
 TEST(Interrupt, CtrlCRaisesAFlagThatTheNextSafePointTakes) {
+  test::DefaultSignals terminal_like;  // a signal ignored on entry (a background job's) stays so
   {
     InterruptScope scope;
     std::raise(SIGINT);  // would end the test process without the scope
@@ -186,8 +187,9 @@ TEST(Interrupt, CtrlCRaisesAFlagThatTheNextSafePointTakes) {
 // A sweep's scope: SIGTERM raises the flag as Ctrl-C does and is remembered as what stopped the
 // command; a signal ignored on entry (nohup's SIGHUP) stays ignored.
 TEST(Interrupt, ASweepsScopeTakesSigtermAndLeavesIgnoredSignalsIgnored) {
-  struct sigaction ignore {
-  }, before{};
+  test::DefaultSignals terminal_like;
+  struct sigaction ignore {};
+  struct sigaction before {};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGHUP, &ignore, &before);
   {
