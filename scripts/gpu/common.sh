@@ -1,8 +1,9 @@
 # What the GPU-machine scripts share: sourced by the scripts of scripts/gpu/ after they set `out`.
-# Sets logs, reports, build and bin; note() collects summary lines, step() heads a section, ms()
-# reads a millisecond clock, pack_and_summarize() ends a call, build_gpulab() configures and
-# builds (or exits; GPULAB_BIN skips it), lab_test_filter() and gpu_tests() select and run GPU tests, report_metric_names() lists a
-# report's metrics, crosscheck_programs() compares `gpulab profile` with ncu on test programs.
+# Sets logs, reports, build and bin; note() collects summary lines (note_device() the card's),
+# step() heads a section, ms() reads a millisecond clock, pack_and_summarize() ends a call,
+# build_gpulab() configures and builds (or exits; GPULAB_BIN skips it), lab_test_filter() and
+# gpu_tests() select and run GPU tests, report_metric_names() lists a report's metrics,
+# crosscheck_programs() compares `gpulab profile` with ncu on test programs.
 mkdir -p "$out"
 logs=$(mktemp -d)
 reports=$(mktemp -d)
@@ -12,6 +13,10 @@ build=build-gpu
 bin=$build/gpulab
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
+# The card and driver the call ran on, as the summary's second line.
+note_device() {
+  note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+}
 step() { echo; echo "== $*"; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 

@@ -47,7 +47,7 @@ declare -A command=(
 )
 
 build_gpulab
-note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+note_device
 note "ncu: $(ncu --version 2>&1 | tail -1)"
 # Every section's body, and the metrics each rule read beside its message, where this ncu has
 # the options (an unknown option would make ncu print nothing else).

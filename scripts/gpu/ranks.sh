@@ -14,7 +14,7 @@ source "$(dirname "$0")/common.sh"
 started=$(ms)
 trap pack_and_summarize EXIT
 build_gpulab
-note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+note_device
 
 step "torchrun --nproc-per-node 2 --no-python gpulab profile --json 'step.%q{RANK}.json'"
 job=$reports/job

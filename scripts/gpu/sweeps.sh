@@ -20,7 +20,7 @@ started=$(ms)
 trap pack_and_summarize EXIT
 
 build_gpulab
-note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+note_device
 
 # sweep NAME TIMEOUT ARGS...: one sweep, its JSON, CSV (from the JSON's run, not a second run)
 # and text kept.

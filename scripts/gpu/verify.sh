@@ -43,7 +43,7 @@ enough() { (( $(left_s) >= $1 )) || { note "$2: not run ($(left_s) s left)"; ret
 trap pack_and_summarize EXIT
 
 build_gpulab
-note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+note_device
 
 filter=$(lab_test_filter "$labs")
 if [[ -n $filter ]] && enough 60 "GPU tests $filter"; then
