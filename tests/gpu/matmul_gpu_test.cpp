@@ -86,6 +86,30 @@ TEST(MatmulGpu, AllVariantsCorrectAtEdgeSizes) {
   }
 }
 
+// K apart from M = N (the `k` parameter): one K slice or less (8), a partial last slice (1001,
+// odd: the scalar paths), and K past the matrices' side (4100); every element checked.
+TEST(MatmulGpu, AllVariantsCorrectWithKApartFromTheSize) {
+  GPULAB_REQUIRE_GPU();
+  const struct { int size, k; } shapes[] = {{129, 8}, {260, 1001}, {64, 4100}};
+  for (const auto& shape : shapes) {
+    const int size = shape.size, k = shape.k;
+    app::RunSettings s;
+    s.size = size;
+    s.params = {{"k", k}};
+    s.repeat = 1;
+    s.warmup = 0;
+    s.metrics = "none";
+    const auto r = test::run_lab("matmul", s);
+    SCOPED_TRACE(testing::Message() << "size " << size << ", k " << k);
+    EXPECT_EQ(r.params.at("k"), k);
+    expect_all_correct(r);
+    EXPECT_DOUBLE_EQ(r.work.flops, 2.0 * size * size * k);
+    EXPECT_EQ(
+        r.find_variant("register-tiled")->kernels.at(0).name,
+        size % 4 == 0 && k % 4 == 0 ? "matmul_register_tiled" : "matmul_register_tiled_scalar");
+  }
+}
+
 // One run at the default size (4096) with the basic counters, shared by the tests below.
 // naive takes tens of milliseconds per launch; the whole run stays well under a minute.
 const report::Report& default_run() {
