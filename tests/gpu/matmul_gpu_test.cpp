@@ -93,13 +93,7 @@ TEST(MatmulGpu, AllVariantsCorrectWithKApartFromTheSize) {
   const struct { int size, k; } shapes[] = {{129, 8}, {260, 1001}, {64, 4100}};
   for (const auto& shape : shapes) {
     const int size = shape.size, k = shape.k;
-    app::RunSettings s;
-    s.size = size;
-    s.params = {{"k", k}};
-    s.repeat = 1;
-    s.warmup = 0;
-    s.metrics = "none";
-    const auto r = test::run_lab("matmul", s);
+    const auto r = test::run_lab("matmul", test::check_only(size, {{"k", k}}));
     SCOPED_TRACE(testing::Message() << "size " << size << ", k " << k);
     EXPECT_EQ(r.params.at("k"), k);
     expect_all_correct(r);

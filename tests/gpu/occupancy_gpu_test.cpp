@@ -86,13 +86,9 @@ TEST(OccupancyGpu, AllVariantsCorrectAtSmallOddSizes) {
 TEST(OccupancyGpu, TheBlockParameterSizesSmemLimitedAndTheTailPair) {
   GPULAB_REQUIRE_GPU();
   for (int block : {32, 96, 1024}) {
-    app::RunSettings s;
-    s.size = 4099;
-    s.params = {{"block", block}, {"tail_items", 2}, {"tail_cycles", 1000}};
-    s.repeat = 1;
-    s.warmup = 0;
-    s.metrics = "none";
-    const auto r = test::run_lab("occupancy", s);
+    const auto r = test::run_lab(
+        "occupancy",
+        test::check_only(4099, {{"block", block}, {"tail_items", 2}, {"tail_cycles", 1000}}));
     const std::string context = "block=" + std::to_string(block);
     expect_all_correct(r, context);
     EXPECT_EQ(attributes(variant(r, "smem-limited")).block_threads, block) << context;
