@@ -45,6 +45,9 @@ declare -A command=(
   [random_generators]="$build/tests/outside/random_generators"
   [sparse_products]="$build/tests/outside/sparse_products"
 )
+# Programs that bracket their steps with cudaProfilerStart/Stop: both tools profile those launches
+# alone (torch_heldout: its set-up and Triton's autotuning launch kernels by the hundred).
+declare -A steps_bracketed=([torch_heldout]=1)
 
 build_gpulab
 note_device
@@ -89,7 +92,8 @@ for name in $programs; do
   step "$name: gpulab profile --diagnose --launch-count all"
   t0=$(ms)
   # shellcheck disable=SC2086  # $cmd is the program and its arguments
-  timeout "$(upto 200)" $bin profile --diagnose --launch-count all --json "$corpus/$name.json" -- $cmd \
+  timeout "$(upto 200)" $bin profile --diagnose --launch-count all \
+      ${steps_bracketed[$name]:+--capture-range cudaProfilerApi} --json "$corpus/$name.json" -- $cmd \
       >"$corpus/$name.profile.txt" 2>&1
   rc=$?
   t1=$(ms)
@@ -107,6 +111,7 @@ for name in $programs; do
   # gpulab's own metrics are added to the full set, so the CSV holds both.
   # shellcheck disable=SC2086
   timeout "$(upto 300)" ncu --clock-control none --cache-control none --set full \
+      ${steps_bracketed[$name]:+--profile-from-start off} \
       ${metrics:+--metrics "$metrics"} -f -o "$reports/$name" $cmd >"$logs/ncu_$name.log" 2>&1
   rc=$?
   t2=$(ms)

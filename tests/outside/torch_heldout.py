@@ -11,7 +11,10 @@ generates (a fused pointwise chain, a row softmax, a residual layer norm, a colu
 step runs its op, waits for it and checks the result on the host against a double-precision CPU
 computation on a contiguous slice (device-to-host copies, no kernels); a wrong result exits with
 status 91. A compiled function is called once before its step, so that compiling and Triton's
-autotuning stay out of the step's launches.
+autotuning stay out of the step's launches; and the steps run between cudaProfilerStart and
+cudaProfilerStop, so that a profiler that starts there (`gpulab profile --capture-range
+cudaProfilerApi`, `ncu --profile-from-start off`) sees their launches alone, not the hundred and
+more of the set-up and the autotuning, which ncu's full set takes minutes to replay.
 """
 import os
 import sys
@@ -190,8 +193,10 @@ def main(argv):
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}", flush=True)
     begin("setup")
     setup()
+    torch.cuda.profiler.start()
     for step in [by_name[name] for name in argv] or STEPS:
         step()
+    torch.cuda.profiler.stop()
     print("all steps passed")
     return 0
 
