@@ -98,6 +98,9 @@ const Walk& kernel_walk() {
         {"diagnosis.min_severity", 0.1, 0, 1,
          "severity (the share of time a problem plausibly costs) below which a yes is reported as "
          "negligible instead of as a finding"},
+        {"diagnosis.max_findings", 3, 1, 100,
+         "findings a kernel reports at most, by rank; a problem ranked after them answers "
+         "\"yes, ranked out\" on the path"},
         {"diagnosis.min_time_share", 0.02, 0, 1,
          "share of its variant's (or program's) GPU time below which a kernel function is "
          "summarized instead of diagnosed (--kernel diagnoses it anyway)"},
@@ -178,7 +181,8 @@ Diagnosis diagnose(const KernelContext& context, const Thresholds& thresholds) {
     if (problem && !outcome.bounded_by_headroom) only_bounded = false;
   }
   const auto sm = probe.metric(m::sm_pct);
-  findings.rank_into(out, only_bounded && sm && *sm >= thresholds["compute_bound.at_roof_sm_pct"]);
+  findings.rank_into(out, only_bounded && sm && *sm >= thresholds["compute_bound.at_roof_sm_pct"],
+                     static_cast<std::size_t>(thresholds["diagnosis.max_findings"]));
   return out;
 }
 

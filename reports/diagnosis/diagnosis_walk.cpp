@@ -97,7 +97,7 @@ bool Findings::record(Diagnosis& out, const Rule& rule, const Outcome& outcome,
   return kept;
 }
 
-void Findings::rank_into(Diagnosis& out, bool roof_leads) {
+void Findings::rank_into(Diagnosis& out, bool roof_leads, std::size_t most) {
   auto& f = found_;
   const auto standing = [](const Found& x) { return is_standing(*x.rule); };
   const auto ranked = [](Rank rank) {
@@ -115,7 +115,18 @@ void Findings::rank_into(Diagnosis& out, bool roof_leads) {
   std::stable_partition(f.begin(), f.end(), std::not_fn(ranked(Rank::after_problems)));
   std::stable_partition(f.begin(), f.end(), [](const Found& x) { return x.leads; });
   if (!f.empty() && f.front().rule->verdict) out.verdict = f.front().rule->verdict;
-  for (auto& x : f) out.findings.push_back(std::move(x.finding));
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (most == 0 || i < most) {
+      out.findings.push_back(std::move(f[i].finding));
+      continue;
+    }
+    // True and costly enough, but past the findings a reader acts on: its node says so.
+    for (auto& step : out.path)
+      if (step.node == f[i].rule->id && step.finding == f[i].finding.id) {
+        step.answer = "yes, ranked out";
+        step.finding.clear();
+      }
+  }
   f.clear();
 }
 

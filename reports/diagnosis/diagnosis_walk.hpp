@@ -43,8 +43,9 @@ class Findings {
   // With `roof_leads`, the standing findings lead instead and the problems follow them: the
   // caller has found the kernel at a roof that every problem's gain is bounded by. Then each
   // rule's Rank: causes of waiting ahead of the first waiting finding, after-problems findings
-  // last, and the findings whose outcome `leads` first of all.
-  void rank_into(Diagnosis& out, bool roof_leads = false);
+  // last, and the findings whose outcome `leads` first of all. With `most` above 0, only the
+  // first `most` become findings; the others' nodes answer "yes, ranked out".
+  void rank_into(Diagnosis& out, bool roof_leads = false, std::size_t most = 0);
 
  private:
   struct Found {

@@ -173,6 +173,30 @@ TEST(DecisionTree, OverfetchOnAFewBytesIsNegligible) {
   EXPECT_EQ(step->answer, "yes, negligible");
 }
 
+TEST(DecisionTree, AKernelReportsAtMostThreeFindingsTheRestRankedOut) {
+  Case c;  // four problems: few warps, waits on memory, strided loads, half-empty warps
+  c.kernel.metrics[m::warps_active_pct] = 20;
+  c.kernel.metrics[m::stall_long_scoreboard] = 12;  // 60% of 20 cycles
+  c.kernel.metrics[m::gld_sectors] = 16e6;          // 16 sectors per 4-byte request: 4x
+  c.kernel.metrics[m::threads_per_inst] = 16;
+  Thresholds all;
+  all.set("diagnosis.max_findings", 10);
+  const Diagnosis every = c.run(all);
+  ASSERT_EQ(every.findings.size(), 4u) << "the four problems, uncapped";
+  const Diagnosis d = c.run();
+  ASSERT_EQ(d.findings.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(d.findings[i].id, every.findings[i].id);
+  const std::string fourth = every.findings[3].id;
+  const auto step = std::find_if(d.path.begin(), d.path.end(),
+                                 [&](const PathStep& s) { return s.answer == "yes, ranked out"; });
+  ASSERT_NE(step, d.path.end()) << "the fourth problem's node says why it made no finding";
+  EXPECT_TRUE(step->finding.empty());
+  EXPECT_EQ(std::count_if(d.path.begin(), d.path.end(),
+                          [](const PathStep& s) { return s.answer == "yes, ranked out"; }),
+            1);
+  EXPECT_FALSE(has(d, fourth));
+}
+
 TEST(DecisionTree, OverfetchSeesThroughWideAccesses) {
   Case c;
   c.kernel.metrics[m::gld_sectors] = 16e6;  // 16 sectors per request...

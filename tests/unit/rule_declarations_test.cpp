@@ -154,7 +154,7 @@ TEST(RuleDeclarations, ListRulesShowsEachRuleAndThreshold) {
     if (name.rfind("diagnosis.", 0) == 0 || name.rfind("memory_bound.", 0) == 0)
       EXPECT_TRUE(t.at("rule").is_null()) << name << ": the kernel walk's own";
   }
-  EXPECT_EQ(listing.at("thresholds").at(6).at("rule"), "coalescing");
+  EXPECT_EQ(listing.at("thresholds").at(7).at("rule"), "coalescing");
 
   const auto text = test::run_cli({"list", "--rules"});
   EXPECT_NE(text.out.find("launch-gaps   timeline  Does the GPU idle"), std::string::npos)
