@@ -142,7 +142,9 @@ const std::vector<Example>& examples() {
       {"sweep", "gpulab sweep vectorize --axis size=64Ki:512Mi:*2",
        "every variant's time and bandwidth from 64 Ki to 512 Mi elements, timed until quiet: "
        "the L2 cliff"},
-      {"sweep", "gpulab sweep coalescing --axis stride=1:32:*2 --diagnose --json stride.json",
+      {"sweep",
+       "gpulab sweep coalescing --axis stride=1:32:*2 --size 16777216 --diagnose --json "
+       "stride.json",
        "the diagnosis at each stride, and where its principal finding changes"},
       {"diagnose", "gpulab diagnose transpose --variant tiled",
        "what limits a variant's kernels, and what to do"},

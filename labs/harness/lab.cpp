@@ -54,6 +54,7 @@ ParamValues resolve_params(const LabSpec& spec, std::optional<std::int64_t> size
                                    p.name, v, spec.name, p.min, p.max));
     }
   }
+  if (spec.check_params) spec.check_params(values);
   return values;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +65,10 @@ struct LabSpec {
   // a large part of a second use fewer.
   int default_warmup = 5;
   int default_repeat = 20;
+  // A limit across parameters that each parameter's range cannot say (coalescing: size times
+  // stride bounds the strided input), checked by resolve_params before any GPU work: throws
+  // UsageError naming the values and the limit. Empty when every combination in range is valid.
+  std::function<void(const ParamValues&)> check_params;
 
   const VariantSpec* find_variant(const std::string& name) const;
 };

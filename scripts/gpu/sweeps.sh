@@ -43,7 +43,7 @@ steps=",${GPULAB_SWEEPS:-vectorize,coalescing,tests},"
 wants() { [[ $steps == *",$1,"* ]]; }
 # --timeout 3: a microsecond point whose noise neither falls nor settles costs 3 s, not 15.
 wants vectorize && sweep vectorize 150 vectorize --axis size=1Mi:1Gi:*4 --variant all --timeout 3
-wants coalescing && sweep coalescing 120 coalescing --axis stride=1:32:*2 --diagnose --timeout 3
+wants coalescing && sweep coalescing 120 coalescing --axis stride=1:32:*2 --size 16777216 --diagnose --timeout 3
 wants matmul && sweep matmul 150 matmul --axis k=16:4096:*4 --axis size=1Ki,4Ki \
     --variant naive,register-tiled,cublas --diagnose --timeout 3
 wants occupancy && sweep occupancy 120 occupancy --axis block=32:1024:*2 \

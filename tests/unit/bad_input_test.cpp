@@ -132,6 +132,8 @@ const std::vector<Case>& cases() {
       {{"sweep", "transpose", "--axis", "size=1Ki:1Mi:*2"}, 2, "65536 is out of range for lab 'transpose'"},
       {{"sweep", "matmul", "--axis", "k=4:16:*2"}, 2,
        "--axis k=4:16:*2: 4 is out of range for lab 'matmul' (k: allowed 8 to 16384)"},
+      {{"sweep", "coalescing", "--axis", "stride=1:32:*2"}, 2,
+       "coalescing: size x stride = 67108864 x 32 needs a 8.59 GB strided input"},
       {{"sweep", "transpose", "--axis", "size=1:64:+1", "--axis", "cols=1,2"}, 2,
        "the sweep has 128 points, more than 64 without --yes"},
       {{"sweep", "transpose", "--axis", "size=1024,2048", "--size", "4096"}, 2,

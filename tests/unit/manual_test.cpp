@@ -129,6 +129,30 @@ TEST(Manual, ExamplesParse) {
     EXPECT_TRUE(shown.count(cmd->get_name())) << cmd->get_name() << " has no example";
 }
 
+// Every command line of README's code blocks that starts with `gpulab` is one the parser takes:
+// the values of its options are of their types (`--size 16Mi` is not a number).
+TEST(Manual, ReadmeCommandLinesParse) {
+  std::istringstream in(
+      read_file((std::filesystem::path(GPULAB_SOURCE_DIR) / "README.md").string()));
+  bool in_block = false;
+  int parsed = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("```", 0) == 0) {
+      in_block = !in_block;
+      continue;
+    }
+    if (!in_block || line.rfind("gpulab ", 0) != 0 || line.find(" -- ") != std::string::npos ||
+        line.find('|') != std::string::npos)
+      continue;
+    const auto args = arguments(line.substr(0, line.find("  #")));
+    CommandLine cli;
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    EXPECT_NO_THROW(cli.app.parse(reversed)) << line;
+    ++parsed;
+  }
+  EXPECT_GE(parsed, 5) << "README's command lines were not found";
+}
+
 // README "Exit codes" lists the codes of reports/base/errors.hpp, each once.
 TEST(Manual, ReadmeExitCodesAreTheTable) {
   std::istringstream in(
