@@ -175,6 +175,19 @@ if wants profile-source && enough 90 "profile --source"; then
   note "profile --source runtime_launches: exit $rc in $(( t1 - t0 )) ms"
   $bin source --report "$reports/source_app.json" --kernel saxpy 2>&1 | head -20 | tee "$logs/source_app_lines.txt"
   note "saxpy's hot lines: $(grep -m2 '^>>' "$logs/source_app_lines.txt" | tr '\n' ';')"
+  # The same program with its modules loaded lazily (a variable the program's environment sets
+  # wins over gpulab's EAGER): CUPTI attributes samples only to modules that load while sampling
+  # is enabled, and which loading meets that inside a program is what the two runs show.
+  CUDA_MODULE_LOADING=LAZY timeout "$(upto 60)" $bin profile --source --launch-count all \
+      --json "$reports/source_app_lazy.json" -- "$apps/runtime_launches" \
+      >"$logs/source_app_lazy.txt" 2>&1
+  samples_of() {
+    python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print(", ".join("%s %s" % (v["name"][:24], sum(s.get("sampling", {}).get("samples", 0)
+      for s in v.get("launches", {}).get("sources", []))) for v in r["variants"]))' "$1" 2>&1
+  }
+  note "warp-stall samples per function, modules loaded eagerly: $(samples_of "$reports/source_app.json"); lazily: $(samples_of "$reports/source_app_lazy.json")"
   if enough 60 "ncu source sections"; then
     t2=$(ms)
     timeout "$(upto 120)" ncu --clock-control none --cache-control none --section SourceCounters \
