@@ -2,7 +2,8 @@
 # Regenerates the README's pictures of the HTML report from the committed fixtures, with the
 # build's gpulab and headless Chromium (installed by `bash scripts/deps.sh checks`): the top of the
 # report of every lab (docs/report-all.png), the matmul lab's report (docs/report-matmul.png) and
-# a profiled cuBLAS program's, whose long kernel names must stay apart (docs/report-cublas.png).
+# a profiled cuBLAS program's, whose long kernel names must stay apart (docs/report-cublas.png),
+# and the plots of the vectorize lab's sweep recorded on the H100 (docs/sweep-vectorize.png).
 # From the repository root, after a build: bash scripts/docs_pictures.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
@@ -25,3 +26,4 @@ picture() {
 picture report-all 1100 tests/fixtures/labs/*.json
 picture report-matmul 1100 tests/fixtures/labs/matmul.json
 picture report-cublas 1000 tests/fixtures/outside/cublas_routines.json
+picture sweep-vectorize 920 tests/fixtures/sweeps/vectorize-h100.json
