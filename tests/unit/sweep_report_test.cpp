@@ -1,6 +1,7 @@
 // The sweep report: where the principal finding changes along each axis, the text table and
 // sparklines, CSV and JSON, on two reports of the transpose lab recorded on the H200 at 4096²
-// and 8192² (tests/fixtures/transpose_4096_h200.json, transpose_h200.json), diagnosed here.
+// and 8192² (tests/fixtures/transpose_4096_h200.json, transpose_h200.json), diagnosed here; and
+// a sweep `gpulab sweep` recorded on an H100 (tests/fixtures/sweeps/vectorize-h100.json).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -376,6 +377,44 @@ TEST(SweepCompare, PointByPointWithTheNoiseAwareVerdictsAndTheRegressionGate) {
               std::string::npos)
         << refused.err;
   }
+}
+
+// A sweep as `gpulab sweep vectorize --axis size=1Mi:1Gi:*4 --variant all --json` wrote it on an
+// H100 (tests/fixtures/sweeps/vectorize-h100.json): it reads back, and its table, CSV, comparison
+// and plots show the L2 cliff: float4 above the copy roof while input and output fit the 50 MB
+// L2 (4 Mi elements, 32 MB), under it from 16 Mi on.
+TEST(SweepRecorded, TheVectorizeSweepReadsBackAndShowsTheL2Cliff) {
+  const std::string path = std::string(GPULAB_FIXTURES_DIR) + "/sweeps/vectorize-h100.json";
+  const Sweep s = sweep_from_document(nlohmann::json::parse(read_file(path)), path);
+  ASSERT_EQ(s.lab, "vectorize");
+  ASSERT_EQ(s.points.size(), 6u);
+  const auto float4_at = [&](std::size_t point) {
+    const auto& r = s.points[point].report;
+    const auto v = std::find_if(r.variants.begin(), r.variants.end(),
+                                [](const Variant& x) { return x.name == "float4"; });
+    EXPECT_NE(v, r.variants.end());
+    return v->effective_bandwidth / r.device.roofs.copy_bandwidth;
+  };
+  EXPECT_EQ(s.points[1].at.at("size"), 4 << 20);
+  EXPECT_GT(float4_at(1), 1.0) << "4 Mi elements: served by L2, above the DRAM copy roof";
+  for (std::size_t point = 2; point < 6; ++point)
+    EXPECT_LT(float4_at(point), 1.02) << "from 16 Mi elements every byte comes from DRAM";
+
+  const std::string text = render_sweep_text(s, Style{}, 100);
+  EXPECT_NE(text.find("sweep vectorize: size 1Mi to 1Gi (6 values); 6 points"), std::string::npos)
+      << text;
+  const std::string csv = sweep_csv(s);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1, 6u * 3u)
+      << "a row per point and variant";
+  EXPECT_NE(csv.find("\n1073741824,float4,"), std::string::npos) << csv.substr(0, 400);
+
+  test::TempFolder dir;
+  const auto same = test::run_gpulab({"compare", path, path}, dir.path);
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.out.find("at size=1Gi"), std::string::npos) << same.out.substr(0, 600);
+  const std::string html = render_sweep_html({s}, "gpulab test", {"gpulab", "report"});
+  EXPECT_EQ(count(html, "data-kind=\"sweep-point\""), 2u * 6u * 3u)
+      << "time and bandwidth: a point per variant and value";
 }
 
 }  // namespace
