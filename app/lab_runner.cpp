@@ -152,6 +152,7 @@ bool check_and_time(Session& session, labs::LabRun& run, report::Report& r, repo
     launch_once();
   }
   name_kernels(r, out, launched);
+  add_phase(r, "first launch", clock);  // the module's loading and the launch recorder's cost
   out.check = run.check(out.name);
   if (out.check.status == report::CheckStatus::failed) out.status = report::VariantStatus::failed;
   session.pause_sampling();

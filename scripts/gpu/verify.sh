@@ -12,8 +12,8 @@
 #   registry (every lab of the registry at small odd sizes, tests/gpu/lab_registry_test.cpp),
 #   selftest, profile-tests (`gpulab profile`'s and the range profiler's GPU tests), torch,
 #   overhead, ncu-apps (the test programs' counters against ncu's, for each replay mode), run-all
-#   (`run --all --diagnose --verbose` reports of every lab, for the HTML report, and where each
-#   lab's time went), torch-nvtx
+#   (`run --all --verbose` with the basic counters: its wall time and where each lab's went; then
+#   `run --all --diagnose --verbose` reports of every lab, for the HTML report), torch-nvtx
 #   (scripts/torch_nvtx.py profiled with --nvtx-include: the ranges of its profiled launches),
 #   profile-source (`gpulab profile --source` on a test program, its time against ncu's source
 #   sections, and on scripts/torch_demo.py).
@@ -204,6 +204,14 @@ print(", ".join("%s %s" % (v["name"][:24], sum(s.get("sampling", {}).get("sample
 fi
 
 if wants run-all && enough 120 "run --all"; then
+  # First as a learner runs it (the basic counters), the time `run --all` is held to; then
+  # diagnosed, for every lab's report.
+  step "gpulab run --all --verbose"
+  start=$(ms)
+  timeout "$(upto 150)" $bin run --all --verbose >"$logs/run_all_plain.txt" 2>&1
+  rc=$?
+  sed -n '/^where the time went/,$p' "$logs/run_all_plain.txt"
+  note "run --all (basic counters): exit $rc in $(( ($(ms) - start) / 1000 )) s"
   step "gpulab run --all --diagnose (every lab's report)"
   start=$(ms)
   mkdir -p "$reports/all"
