@@ -10,7 +10,8 @@
 #     [GPULAB_ADAPTIVE_LABS=a,b] bash scripts/gpu/sweeps.sh [OUT_DIR]
 # GPULAB_SWEEPS picks the steps (default: vectorize,coalescing,tests, within one device call;
 # then matmul,occupancy,adaptive in a second); GPULAB_ADAPTIVE_LABS the labs of the last
-# (default: transpose,reduction).
+# (default: transpose,reduction; "all": every lab but nccl), each noted with how many of its
+# variants' adaptive medians fall within the fixed run's noise (its relative standard deviation).
 # OUT_DIR receives summary.txt, reports.tgz (the sweeps' JSON, CSV and text, the paired run
 # reports) and logs.tgz.
 set -uo pipefail
@@ -39,6 +40,9 @@ sweep() {
 }
 
 adaptive_labs=${GPULAB_ADAPTIVE_LABS:-transpose,reduction}
+# all: every lab that runs on one GPU (nccl needs two).
+[[ $adaptive_labs == all ]] && adaptive_labs=$($bin list --format json | python3 -c 'import json,sys
+print(",".join(l["name"] for l in json.load(sys.stdin) if l["name"] != "nccl"))')
 steps=",${GPULAB_SWEEPS:-vectorize,coalescing,tests},"
 wants() { [[ $steps == *",$1,"* ]]; }
 # --timeout 3: a microsecond point whose noise neither falls nor settles costs 3 s, not 15.
@@ -59,15 +63,17 @@ wants adaptive && for lab in ${adaptive_labs//,/ }; do
   note "$lab fixed vs adaptive: $(python3 - "$reports/fixed-$lab.json" "$reports/adaptive-$lab.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-parts = []
+parts, agreed = [], 0
 for va, vb in zip(a["variants"], b["variants"]):
     ta, tb = va["timing"], vb["timing"]
     if not ta["median"] or not tb["median"]:
         continue
     d = tb["median"] / ta["median"] - 1
     noise = ta["stddev"] / ta["mean"] if ta["mean"] else 0
-    parts.append(f'{va["name"]} {d:+.2%} (fixed noise {noise:.2%}; {tb["repeat"]} samples, {tb.get("stopped", "count")})')
-print("; ".join(parts))
+    within = abs(d) <= noise
+    agreed += within
+    parts.append(f'{va["name"]} {d:+.2%} (fixed noise {noise:.2%}; {tb["repeat"]} samples, {tb.get("stopped", "count")}){"" if within else " OUTSIDE"}')
+print(f"{agreed} of {len(parts)} within the fixed run's noise: " + "; ".join(parts))
 PY
 )"
 done
