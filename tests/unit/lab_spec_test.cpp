@@ -105,6 +105,23 @@ TEST(ResolveParams, RejectsOutOfRangeAndUnknown) {
   }
 }
 
+// A limit across parameters is checked with their ranges, before any GPU work: coalescing's
+// strided input (size x stride) spans at most 4 GiB, exactly 4 GiB at stride 16 and the default
+// size, and each parameter alone is in range at stride 32.
+TEST(ResolveParams, ALimitAcrossParametersIsCheckedWithTheRanges) {
+  const auto& coalescing = lab_or_throw("coalescing").spec();
+  ASSERT_TRUE(coalescing.check_params);
+  EXPECT_NO_THROW(resolve_params(coalescing, std::nullopt, {{"stride", 16}}));
+  try {
+    resolve_params(coalescing, std::nullopt, {{"stride", 32}});
+    FAIL() << "an 8.59 GB strided input accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("size x stride = 67108864 x 32"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(resolve_params(coalescing, std::int64_t{1} << 24, {{"stride", 32}}));
+}
+
 // The sweeps the README shows: vectorize to 1 Gi elements (past any L2), matmul's K apart from
 // M = N, which --size sets with them unless k is given, and occupancy's block size.
 TEST(ResolveParams, SweptParametersReachTheirRanges) {
