@@ -187,9 +187,10 @@ void check_input_size(const ParamValues& params) {
   const auto n = static_cast<std::size_t>(params.at("size"));
   const auto stride = static_cast<int>(params.at("stride"));
   const std::size_t input_bytes = input_elements(n, stride) * sizeof(float);
-  // The strided reads' span is what the limit bounds; the shifted read's one element past it is
-  // not (stride 16 at the default size spans exactly 4 GiB).
-  if (input_bytes - sizeof(float) > kMaxInputBytes) {
+  // The strided reads' span is what the limit bounds, not the shifted read's one element past it
+  // (stride 16 at the default size spans exactly 4 GiB).
+  const std::size_t strided_span_bytes = n * static_cast<std::size_t>(stride) * sizeof(float);
+  if (strided_span_bytes > kMaxInputBytes) {
     throw UsageError(fmt::format(
         "coalescing: size x stride = {} x {} needs a {:.2f} GB strided input; the limit is "
         "{:.2f} GB (lower size or stride)",
